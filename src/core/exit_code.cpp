@@ -1,0 +1,31 @@
+#include "core/exit_code.hpp"
+
+namespace linkscope {
+
+std::string_view exit_code_name(ExitCode code) {
+  switch (code) {
+    case ExitCode::kOk: return "ok";
+    case ExitCode::kInternal: return "internal";
+    case ExitCode::kUsage: return "usage";
+    case ExitCode::kDevice: return "device";
+    case ExitCode::kTimeout: return "timeout";
+    case ExitCode::kWrongResults: return "wrong-results";
+    case ExitCode::kThreshold: return "threshold";
+  }
+  return "unknown";
+}
+
+std::string_view exit_code_meaning(ExitCode code) {
+  switch (code) {
+    case ExitCode::kOk: return "ran; nothing failed";
+    case ExitCode::kInternal: return "internal error (a bug in linkscope)";
+    case ExitCode::kUsage: return "usage or bad input: flag, size, GPU id, malformed file";
+    case ExitCode::kDevice: return "CUDA, NVML, NCCL or the NVIDIA driver is missing or failed";
+    case ExitCode::kTimeout: return "a watchdog expired (hung collective or copy); results so far are kept";
+    case ExitCode::kWrongResults: return "verification found wrong data";
+    case ExitCode::kThreshold: return "a --check or compare threshold was crossed (regression)";
+  }
+  return "unknown";
+}
+
+}  // namespace linkscope
