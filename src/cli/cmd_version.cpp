@@ -1,5 +1,3 @@
-#include <cstdio>
-
 #include <fmt/format.h>
 
 #include "cli/command.hpp"
@@ -7,7 +5,9 @@
 
 namespace linkscope::cli {
 
-Command add_version_command(CLI::App& parent) {
+namespace {
+
+Command add_version_command(CLI::App& parent, const std::vector<std::string>& /*argv*/) {
   Command command;
   command.app = parent.add_subcommand("version", "Print the linkscope version and build");
   command.run = [] {
@@ -16,5 +16,9 @@ Command add_version_command(CLI::App& parent) {
   };
   return command;
 }
+
+const CommandRegistration kRegistration{900, &add_version_command};
+
+}  // namespace
 
 }  // namespace linkscope::cli

@@ -14,8 +14,20 @@ struct Command {
   std::function<int()> run;
 };
 
-// Each subcommand lives in its own cmd_*.cpp and registers itself here.
-// `argv` is the full command line, recorded in Run documents.
-Command add_version_command(CLI::App& parent);
+// Adds a subcommand to `parent` and returns it. `argv` is the whole command line (for Run documents).
+using CommandFactory = Command (*)(CLI::App& parent, const std::vector<std::string>& argv);
+
+// Each cmd_*.cpp registers its factory with a file-scope CommandRegistration, so adding a subcommand
+// touches no shared file. `order` sorts `--help` (lower first).
+struct CommandRegistration {
+  CommandRegistration(int order, CommandFactory factory);
+};
+
+struct RegisteredCommand {
+  int order;
+  CommandFactory factory;
+};
+// All registered factories, sorted by order.
+std::vector<RegisteredCommand> registered_commands();
 
 }  // namespace linkscope::cli

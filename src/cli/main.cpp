@@ -21,8 +21,11 @@ int run_cli(int argc, char** argv) {
   app.require_subcommand(1);
   app.fallthrough(false);
 
+  const std::vector<std::string> arguments(argv, argv + argc);
   std::vector<linkscope::cli::Command> commands;
-  commands.push_back(linkscope::cli::add_version_command(app));
+  for (const auto& registered : linkscope::cli::registered_commands()) {
+    commands.push_back(registered.factory(app, arguments));
+  }
 
   try {
     app.parse(argc, argv);
