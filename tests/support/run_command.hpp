@@ -11,7 +11,7 @@ struct CommandResult {
 };
 
 // Runs `program` with `args` (no shell), with extra environment assignments "NAME=VALUE",
-// and captures stdout, stderr and the exit code. A timeout kills the child and reports exit -9.
+// ("NAME" alone unsets it) and captures stdout, stderr and the exit code. A timeout reports exit -9.
 CommandResult run_command(const std::string& program, const std::vector<std::string>& args,
                           const std::vector<std::string>& env = {}, int timeout_seconds = 120);
 
