@@ -1,0 +1,112 @@
+#include "diagnose/expectations.hpp"
+
+#include <stdexcept>
+
+namespace linkscope::diagnose {
+
+namespace {
+constexpr double kMiB = 1024.0 * 1024.0;
+constexpr double kKiB = 1024.0;
+
+// Anchors: /work/shared/research/anchors-h200x2.md (2 x H200 NV18, 18 x 26.562 = 478.1 GB/s per direction) and
+// p2p-anchors.md §7 (published H100/H200 numbers). "share" = measured / link status rate.
+constexpr std::array<ThresholdEntry, static_cast<std::size_t>(Threshold::kCount)> kTable{{
+    {Threshold::kLatencyBoundBelowBytes, "latency_bound_below_bytes", 1 * kMiB, "bytes",
+     "below this size a copy or collective is latency-bound: no rule judges its bandwidth",
+     "anchors-h200x2: all_reduce takes 15-24 us from 8 B to 512 KiB; copy 1 MiB is 61 GB/s vs 394 at 512 MiB"},
+    {Threshold::kLatencyRegionMaxBytes, "latency_region_max_bytes", 64 * kKiB, "bytes",
+     "sizes up to this are used to test that small messages are latency-bound",
+     "nccl-tests all_reduce -g 2: 17.0 us at 8 B, 22.1 us at 64 KiB (time nearly flat)"},
+    {Threshold::kLatencyBoundTimeRatio, "latency_bound_time_ratio", 2.0, "ratio",
+     "latency-bound: time grows by less than this across at least 16x in size",
+     "nccl-tests all_reduce: 22.1 / 17.0 = 1.3 over 8192x in size"},
+    {Threshold::kBandwidthCompareMinBytes, "bandwidth_compare_min_bytes", 64 * kMiB, "bytes",
+     "relative comparisons (pair vs reverse pair, GPU vs peers, noise) use sizes from here up",
+     "seed copy 0->1 vs 1->0 agree within 1% from 16 MiB; all_reduce at 64 MiB is 77% of its 4 GiB value"},
+    {Threshold::kCopyPlateauMinBytes, "copy_plateau_min_bytes", 256 * kMiB, "bytes",
+     "copies are compared with the link rate only from this size up (bandwidth plateau)",
+     "seed CE copy 386.2 GB/s at 256 MiB = 98% of nvbandwidth's 393.8 at 512 MiB"},
+    {Threshold::kCollectivePlateauMinBytes, "collective_plateau_min_bytes", 256 * kMiB, "bytes",
+     "collective busbw is compared with the link rate only from this size up",
+     "nccl-tests -g 2: every op reaches >= 0.49 of 478 GB/s from 256 MiB (reduce_scatter 236.7)"},
+    {Threshold::kBusbwHypothesisMinBytes, "busbw_hypothesis_min_bytes", 1024 * kMiB, "bytes",
+     "the busbw-share hypothesis is judged at the largest size measured, if at least this large",
+     "all_reduce busbw 326.4 GB/s at 1 GiB, 346.3 at 4 GiB (near plateau)"},
+    {Threshold::kCeShareOfLinkRate, "ce_share_of_link_rate", 0.80, "share",
+     "expected CE (copy engine) peer copy at plateau, as a share of the link status rate",
+     "nvbandwidth CE 393.8 / 478.1 = 0.82 (2 x H200); HGX H100 371-377 / 450 = 0.83 (nccl#1264)"},
+    {Threshold::kSmShareOfLinkRate, "sm_share_of_link_rate", 0.75, "share",
+     "expected SM (kernel) peer copy at plateau, as a share of the link status rate",
+     "nvbandwidth SM read 376.2, write 370.0 of 478.1 = 0.79 / 0.77; SMs use 128 B NVLink payloads (nccl-tests#149)"},
+    {Threshold::kBusbwShareOfLinkRate, "busbw_share_of_link_rate", 0.70, "share",
+     "expected NCCL busbw at >= 1 GiB as a share of the slowest GPU's link status rate",
+     "all_reduce 346.3 / 478.1 = 0.72 at 4 GiB, 0.68 at 1 GiB; sendrecv 366.6 = 0.77 (nccl-tests 2.19.6)"},
+    {Threshold::kHypothesisTolerance, "hypothesis_tolerance", 0.05, "share",
+     "a predicted bandwidth holds when the measurement reaches prediction x (1 - this)",
+     "run-to-run spread of nccl-tests all_reduce at 1 GiB: 326.4 vs 328.0 GB/s (0.5%), with margin"},
+    {Threshold::kCeWarnShareOfLinkRate, "ce_warn_share_of_link_rate", 0.65, "share",
+     "bandwidth-below-expected fires for a CE copy at plateau below this share of its link rate",
+     "healthy 0.81-0.83; busy peer GPU still 0.77 (365.9 GB/s); PCIe-staged copies ~0.08 of NVLink"},
+    {Threshold::kSmWarnShareOfLinkRate, "sm_warn_share_of_link_rate", 0.60, "share",
+     "bandwidth-below-expected fires for an SM copy at plateau below this share of its link rate",
+     "healthy 0.77-0.79; busy peer GPU 170.9 GB/s = 0.36 (anchors-h200x2 'A busy GPU')"},
+    {Threshold::kBusbwWarnShareOfLinkRate, "busbw_warn_share_of_link_rate", 0.42, "share",
+     "bandwidth-below-expected fires for busbw at >= 256 MiB below this share of the link rate",
+     "healthy minimum over six ops at 256 MiB: 236.7 GB/s = 0.495; busy GPU 149.1 = 0.31; P2P disabled 27.4 = 0.06"},
+    {Threshold::kNvlinkOverPcieFactor, "nvlink_over_pcie_factor", 2.0, "ratio",
+     "a copy faster than this many times the PCIe rate must have used NVLink",
+     "PCIe Gen5 x16 63 GB/s vs NVLink copy 393.8 GB/s (6x); host-staged P2P 36-38 GB/s (nccl#1264)"},
+    {Threshold::kPairsAgree, "pairs_agree", 0.02, "share",
+     "hypothesis: directed pairs of one link type agree within this relative spread",
+     "nvbandwidth CE 393.80 vs 393.74 (0.02%), SM 376.12 vs 376.30; seed copy <1% from 16 MiB"},
+    {Threshold::kAsymmetryWarn, "asymmetry_warn", 0.05, "share",
+     "pair-asymmetric fires when one direction is slower than the other by more than this",
+     "healthy < 0.1%; a busy GPU makes SM 1->0 45% of 0->1 and CE 93% (anchors-h200x2)"},
+    {Threshold::kNoiseCvWarn, "noise_cv_warn", 0.05, "share",
+     "noisy-measurement fires when a point at >= 64 MiB has a coefficient of variation above this",
+     "large-size repeats agree within ~1% on an idle machine (nccl-tests all_reduce 1 GiB: 326.4 / 328.0)"},
+    {Threshold::kGpuSlowFraction, "gpu_slow_fraction", 0.10, "share",
+     "gpu-slow fires when the median of a GPU's pairs is this much below the median of the other pairs",
+     "outlier GPUs reported in the wild are far slower (nvbandwidth#6: 14.2 vs 57 GB/s); healthy pairs within 1%"},
+    {Threshold::kLinkSpeedTolerance, "link_speed_tolerance", 0.01, "share",
+     "per-link NVLink speeds or NCCL link weights within this share count as equal",
+     "all 18 links of each H200 report 26.562 GB/s (nvidia-smi nvlink -s); weights are float (370.8)"},
+    {Threshold::kNvlinkPairShareForMesh, "nvlink_pair_share_for_mesh", 0.75, "share",
+     "a pair without NVLink is flagged only where at least this share of pairs have NVLink",
+     "NVSwitch and full-mesh boards: 100% of pairs; DGX-1 hybrid cube mesh: 16 of 28 (57%) by design"},
+    {Threshold::kDisjointScalingMin, "disjoint_scaling_min", 0.90, "ratio",
+     "hypothesis: copies on disjoint link directions keep at least this share of their sum alone",
+     "nvbandwidth bidirectional CE total 778.9 vs 2 x 393.8 = 0.99"},
+    {Threshold::kContendedScalingMax, "contended_scaling_max", 0.90, "ratio",
+     "hypothesis: copies sharing a source or destination GPU reach at most this share of their sum",
+     "a GPU's NVLink ports bound its total egress/ingress (18 links = 478 GB/s); one CE copy alone uses 0.82"},
+    {Threshold::kNumaNeutral, "numa_neutral", 0.02, "share",
+     "hypothesis: GPU-to-GPU copies differ by at most this across the CPU NUMA node that drives them",
+     "peer copies do not touch host memory; 2% is the pair-agreement tolerance"},
+    {Threshold::kCompareDefaultThreshold, "compare_default_threshold", 0.05, "share",
+     "compare: default relative change that counts as a regression",
+     "SuperBench NDmv4 rules fail copy/busbw metrics at < -5% (p2p-anchors.md §4.3)"},
+    {Threshold::kCompareLatencyBoundNoise, "compare_latency_bound_noise", 0.25, "share",
+     "compare: assumed relative noise of a latency-bound point (< 1 MiB) that carries no CV or CI",
+     "two nccl-tests all_reduce runs on one idle machine differ by up to 31% below 1 MiB (256 KiB: 24.4 vs 18.7 us); "
+     "two points at 25% each combine to 35%"},
+}};
+
+constexpr bool table_is_in_enum_order() {
+  for (std::size_t i = 0; i < kTable.size(); ++i) {
+    if (static_cast<std::size_t>(kTable[i].key) != i) return false;
+  }
+  return true;
+}
+static_assert(table_is_in_enum_order(), "threshold table rows must follow the Threshold enum order");
+}  // namespace
+
+const std::array<ThresholdEntry, static_cast<std::size_t>(Threshold::kCount)>& threshold_table() { return kTable; }
+
+double threshold(Threshold key) {
+  const auto index = static_cast<std::size_t>(key);
+  if (index >= kTable.size()) throw std::out_of_range("unknown threshold");
+  return kTable[index].value;
+}
+
+}  // namespace linkscope::diagnose

@@ -1,0 +1,53 @@
+#include "diagnose/hypotheses.hpp"
+
+namespace linkscope::diagnose {
+
+const std::vector<HypothesisRule>& all_hypothesis_rules() {
+  static const std::vector<HypothesisRule> kRules = {
+      {"nvlink-graph-complete", &make_nvlink_graph_complete, &judge_nvlink_graph_complete},
+      {"directed-pairs-agree", &make_directed_pairs_agree, &judge_directed_pairs_agree},
+      {"copy-reaches-link-share", &make_copy_share, &judge_copy_share},
+      {"small-messages-latency-bound", &make_small_messages_latency_bound, &judge_small_messages_latency_bound},
+      {"disjoint-add-shared-contend", &make_patterns_scale, &judge_patterns_scale},
+      {"numa-binding-neutral", &make_numa_neutral, &judge_numa_neutral},
+      {"busbw-reaches-link-share", &make_busbw_share, &judge_busbw_share},
+      {"nccl-uses-predicted-transport", &make_nccl_transport, &judge_nccl_transport},
+  };
+  return kRules;
+}
+
+std::vector<Hypothesis> make_hypotheses(const RunDocument& run) {
+  // Only the sections known before measuring.
+  RunDocument facts;
+  facts.system = run.system;
+  facts.model = run.model;
+  facts.environment = run.environment;
+  const Evidence evidence = collect_evidence(facts);
+  std::vector<Hypothesis> hypotheses;
+  for (const auto& rule : all_hypothesis_rules()) {
+    if (auto hypothesis = rule.make(evidence)) {
+      hypothesis->id = std::string(rule.id);
+      hypotheses.push_back(std::move(*hypothesis));
+    }
+  }
+  return hypotheses;
+}
+
+std::vector<Hypothesis> judge_hypotheses(const RunDocument& run) {
+  std::vector<Hypothesis> hypotheses = hypotheses_from_json(run.hypotheses);
+  if (hypotheses.empty()) hypotheses = make_hypotheses(run);
+  const Context context = make_context(run);
+  for (auto& hypothesis : hypotheses) {
+    for (const auto& rule : all_hypothesis_rules()) {
+      if (rule.id == hypothesis.id) rule.judge(context, hypothesis);
+    }
+  }
+  return hypotheses;
+}
+
+void set_untested(Hypothesis& hypothesis, const std::string& why) {
+  hypothesis.verdict = Verdict::kUntested;
+  hypothesis.evidence = why;
+}
+
+}  // namespace linkscope::diagnose

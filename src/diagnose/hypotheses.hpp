@@ -1,0 +1,50 @@
+#pragma once
+#include <optional>
+#include <string_view>
+#include <vector>
+
+#include "core/run.hpp"
+#include "diagnose/context.hpp"
+#include "diagnose/finding.hpp"
+
+// Hypotheses: falsifiable statements made from hardware facts and NCCL's model BEFORE measuring, each with a
+// numeric prediction; after measuring, a judge gives the verdict with the numbers. One per file
+// (src/diagnose/hypothesis_<name>.cpp).
+namespace linkscope::diagnose {
+
+struct HypothesisRule {
+  std::string_view id;
+  // From `system` and `model` only; nullopt when the machine gives nothing to predict (e.g. one NUMA node).
+  std::optional<Hypothesis> (*make)(const Evidence& evidence);
+  // Sets verdict, evidence and measured numbers; leaves `untested` when the needed measurement is absent.
+  void (*judge)(const Context& context, Hypothesis& hypothesis);
+};
+
+const std::vector<HypothesisRule>& all_hypothesis_rules();
+
+// Predictions for this machine (system/model only; measurements are not read).
+std::vector<Hypothesis> make_hypotheses(const RunDocument& run);
+// The run's hypotheses (made now if the run has none) judged against its measurements.
+std::vector<Hypothesis> judge_hypotheses(const RunDocument& run);
+
+std::optional<Hypothesis> make_nvlink_graph_complete(const Evidence& evidence);
+void judge_nvlink_graph_complete(const Context& context, Hypothesis& hypothesis);
+std::optional<Hypothesis> make_directed_pairs_agree(const Evidence& evidence);
+void judge_directed_pairs_agree(const Context& context, Hypothesis& hypothesis);
+std::optional<Hypothesis> make_copy_share(const Evidence& evidence);
+void judge_copy_share(const Context& context, Hypothesis& hypothesis);
+std::optional<Hypothesis> make_small_messages_latency_bound(const Evidence& evidence);
+void judge_small_messages_latency_bound(const Context& context, Hypothesis& hypothesis);
+std::optional<Hypothesis> make_patterns_scale(const Evidence& evidence);
+void judge_patterns_scale(const Context& context, Hypothesis& hypothesis);
+std::optional<Hypothesis> make_numa_neutral(const Evidence& evidence);
+void judge_numa_neutral(const Context& context, Hypothesis& hypothesis);
+std::optional<Hypothesis> make_busbw_share(const Evidence& evidence);
+void judge_busbw_share(const Context& context, Hypothesis& hypothesis);
+std::optional<Hypothesis> make_nccl_transport(const Evidence& evidence);
+void judge_nccl_transport(const Context& context, Hypothesis& hypothesis);
+
+// Verdict helpers shared by the judges.
+void set_untested(Hypothesis& hypothesis, const std::string& why);
+
+}  // namespace linkscope::diagnose

@@ -1,0 +1,58 @@
+// gpu-count-mismatch: NVML (all GPUs of the machine) and CUDA (what this process may use) disagree.
+#include <fmt/format.h>
+
+#include "diagnose/rules.hpp"
+
+namespace linkscope::diagnose {
+
+std::optional<Finding> rule_gpu_count_mismatch(const Context& context) {
+  const Evidence& evidence = context.evidence;
+  std::optional<int> nvml = evidence.nvml_gpu_count;
+  if (!nvml && !evidence.gpus.empty()) nvml = static_cast<int>(evidence.gpus.size());
+  const std::optional<int> cuda = evidence.cuda_device_count;
+  if (!nvml || !cuda || *nvml == *cuda) return std::nullopt;
+
+  Finding finding;
+  finding.id = "gpu-count-mismatch";
+  finding.numbers = {{"nvml_gpu_count", *nvml}, {"cuda_device_count", *cuda}};
+  finding.evidence.push_back(fmt::format("NVML sees {} GPU(s); CUDA sees {} device(s)", *nvml, *cuda));
+  for (const auto& [who, reason] : evidence.hidden_gpus) {
+    finding.evidence.push_back(fmt::format("hidden from CUDA: {}{}", who, reason.empty() ? "" : " (" + reason + ")"));
+  }
+
+  std::vector<std::string> mig_gpus;
+  for (const auto& gpu : evidence.gpus) {
+    if (gpu.mig_mode == "enabled") mig_gpus.push_back(gpu.pci_bdf.empty() ? gpu.label() : gpu.pci_bdf);
+  }
+  const auto visible = evidence.env.find("CUDA_VISIBLE_DEVICES");
+  if (visible != evidence.env.end()) {
+    finding.evidence.push_back(fmt::format("environment: CUDA_VISIBLE_DEVICES={}", visible->second));
+    finding.cause = fmt::format("CUDA_VISIBLE_DEVICES={} limits this process to {} of the {} GPUs", visible->second,
+                                *cuda, *nvml);
+    finding.severity = Severity::kWarning;
+    finding.explanation =
+        "CUDA ordinals are counted after the mask, NVML indices are not. Every measurement in this run covers only "
+        "the visible GPUs: links to the hidden ones were not tested.";
+    finding.next_command = "env -u CUDA_VISIBLE_DEVICES linkscope doctor";
+  } else if (!mig_gpus.empty()) {
+    std::string list;
+    for (const auto& g : mig_gpus) list += (list.empty() ? "" : ", ") + g;
+    finding.evidence.push_back("MIG mode enabled on " + list);
+    finding.cause = "MIG is enabled: CUDA enumerates MIG instances, not whole GPUs, and MIG instances have no P2P";
+    finding.severity = Severity::kWarning;
+    finding.explanation =
+        "With MIG, NVLink and peer-to-peer copies between GPUs are unavailable; GPU-to-GPU results do not describe "
+        "the whole-GPU machine.";
+    finding.next_command = "nvidia-smi -L";
+  } else {
+    finding.cause = "unknown: no CUDA_VISIBLE_DEVICES and no MIG; a GPU may have failed to initialize in CUDA "
+                    "(driver error, Xid, permissions on /dev/nvidia*, container device list)";
+    finding.severity = Severity::kError;
+    finding.explanation = "CUDA cannot use every GPU that the driver reports, so part of the machine is unusable.";
+    finding.next_command = "nvidia-smi -q | grep -i -e xid -e 'pending' ; ls -l /dev/nvidia*";
+  }
+  finding.title = fmt::format("CUDA sees {} of the {} GPUs that NVML reports", *cuda, *nvml);
+  return finding;
+}
+
+}  // namespace linkscope::diagnose

@@ -1,0 +1,47 @@
+#include "diagnose/rules.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace linkscope::diagnose {
+
+const std::vector<Rule>& all_rules() {
+  static const std::vector<Rule> kRules = {
+      {"gpu-count-mismatch", "NVML and CUDA see a different number of GPUs (CUDA_VISIBLE_DEVICES, MIG)",
+       &rule_gpu_count_mismatch},
+      {"nvlink-missing", "a GPU or pair without the NVLink its identical peers have", &rule_nvlink_missing},
+      {"nvlink-link-down", "fewer active NVLinks, or slower links, than identical peers", &rule_nvlink_link_down},
+      {"pcie-link-degraded", "PCIe link below its maximum or below identical peers", &rule_pcie_link_degraded},
+      {"p2p-unavailable", "no peer access where NVLink or a PCIe switch would allow it", &rule_p2p_unavailable},
+      {"ecc-errors", "uncorrected (or corrected) ECC errors", &rule_ecc_errors},
+      {"gpu-throttled", "clocks held down by thermal, power-brake or hardware slowdown", &rule_gpu_throttled},
+      {"nccl-env-path-removed", "NCCL_* variables that remove or force paths, protocols or algorithms",
+       &rule_nccl_env_path_removed},
+      {"transport-mismatch", "NCCL used a slower transport than the topology allows", &rule_transport_mismatch},
+      {"noisy-measurement", "other processes on a GPU, or a high coefficient of variation", &rule_noisy_measurement},
+      {"pair-asymmetric", "one direction of a GPU pair slower than the other at large sizes", &rule_pair_asymmetric},
+      {"gpu-slow", "every pair of one GPU slower than the other pairs", &rule_gpu_slow},
+      {"bandwidth-below-expected", "copies or busbw at large sizes below the expected share of the link rate",
+       &rule_bandwidth_below_expected},
+  };
+  return kRules;
+}
+
+std::optional<double> peer_reference(const std::vector<double>& values, double tolerance) {
+  if (values.empty()) return std::nullopt;
+  std::optional<double> best;
+  std::size_t best_count = 0;
+  for (const double candidate : values) {
+    const std::size_t count = static_cast<std::size_t>(std::count_if(values.begin(), values.end(), [&](double v) {
+      const double scale = std::max(std::fabs(candidate), std::fabs(v));
+      return scale == 0 ? true : std::fabs(candidate - v) <= tolerance * scale;
+    }));
+    if (count > best_count || (count == best_count && best && candidate > *best)) {
+      best = candidate;
+      best_count = count;
+    }
+  }
+  return best;
+}
+
+}  // namespace linkscope::diagnose

@@ -1,0 +1,41 @@
+#pragma once
+#include <optional>
+#include <string_view>
+#include <vector>
+
+#include "diagnose/context.hpp"
+#include "diagnose/finding.hpp"
+
+// The finding rules, one per file (src/diagnose/rule_<id>.cpp). Each is a pure function of the Context and
+// returns at most one finding of its id (all subjects of that id gathered in one finding).
+namespace linkscope::diagnose {
+
+using RuleFunction = std::optional<Finding> (*)(const Context&);
+
+struct Rule {
+  std::string_view id;
+  std::string_view summary;  // what the rule looks for (docs, `--list`)
+  RuleFunction check;
+};
+
+// In report order: facts about the machine first, then configuration, then measured symptoms.
+const std::vector<Rule>& all_rules();
+
+std::optional<Finding> rule_gpu_count_mismatch(const Context& context);
+std::optional<Finding> rule_nvlink_missing(const Context& context);
+std::optional<Finding> rule_nvlink_link_down(const Context& context);
+std::optional<Finding> rule_pcie_link_degraded(const Context& context);
+std::optional<Finding> rule_p2p_unavailable(const Context& context);
+std::optional<Finding> rule_ecc_errors(const Context& context);
+std::optional<Finding> rule_gpu_throttled(const Context& context);
+std::optional<Finding> rule_nccl_env_path_removed(const Context& context);
+std::optional<Finding> rule_transport_mismatch(const Context& context);
+std::optional<Finding> rule_noisy_measurement(const Context& context);
+std::optional<Finding> rule_pair_asymmetric(const Context& context);
+std::optional<Finding> rule_gpu_slow(const Context& context);
+std::optional<Finding> rule_bandwidth_below_expected(const Context& context);
+
+// The value most identical peers share (values within `tolerance` relative count as equal; ties go to the larger).
+std::optional<double> peer_reference(const std::vector<double>& values, double tolerance);
+
+}  // namespace linkscope::diagnose

@@ -1,0 +1,143 @@
+// Diagnosis of RunDocuments built from real captures (tests/fixtures/runs, see its README): the healthy machine
+// gives no warning, and each planted fault gives its finding with the right cause and nothing unrelated.
+#include <set>
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "core/run.hpp"
+#include "diagnose/diagnose.hpp"
+#include "support/run_command.hpp"
+
+namespace linkscope::diagnose {
+namespace {
+
+RunDocument diagnosed(const std::string& name) {
+  RunDocument run = read_run_file(test::fixture("runs/" + name));
+  diagnose(run);
+  return run;
+}
+
+std::set<std::string> finding_ids(const RunDocument& run, Severity at_least = Severity::kInfo) {
+  std::set<std::string> ids;
+  for (const auto& finding : findings_from_json(run.findings)) {
+    if (finding.severity >= at_least) ids.insert(finding.id);
+  }
+  return ids;
+}
+
+Finding finding(const RunDocument& run, const std::string& id) {
+  for (const auto& f : findings_from_json(run.findings)) {
+    if (f.id == id) return f;
+  }
+  ADD_FAILURE() << "no finding " << id << " in " << run.findings.dump(2);
+  return {};
+}
+
+Hypothesis hypothesis(const RunDocument& run, const std::string& id) {
+  for (const auto& h : hypotheses_from_json(run.hypotheses)) {
+    if (h.id == id) return h;
+  }
+  ADD_FAILURE() << "no hypothesis " << id << " in " << run.hypotheses.dump(2);
+  return {};
+}
+
+std::string joined(const std::vector<std::string>& lines) {
+  std::string text;
+  for (const auto& line : lines) text += line + "\n";
+  return text;
+}
+
+TEST(DiagnoseFixtureRuns, HealthyH200x2HasNoWarningAndEveryHypothesisJudgedWithNumbers) {
+  const RunDocument run = diagnosed("h200x2-healthy.json");
+  EXPECT_TRUE(finding_ids(run).empty()) << run.findings.dump(2);
+  const auto hypotheses = hypotheses_from_json(run.hypotheses);
+  ASSERT_GE(hypotheses.size(), 7u) << run.hypotheses.dump(2);
+  for (const auto& h : hypotheses) {
+    EXPECT_EQ(h.verdict, Verdict::kConfirmed) << h.id << ": " << h.evidence;
+    EXPECT_NE(h.evidence.find_first_of("0123456789"), std::string::npos) << h.id << " has no numbers: " << h.evidence;
+  }
+  EXPECT_NE(hypothesis(run, "copy-reaches-link-share").evidence.find("393.7"), std::string::npos);
+  EXPECT_NE(hypothesis(run, "busbw-reaches-link-share").evidence.find("344.7"), std::string::npos);
+}
+
+TEST(DiagnoseFixtureRuns, NcclP2pDisableIsFoundWithItsCauseAndNothingElse) {
+  const RunDocument run = diagnosed("h200x2-nccl-p2p-disable.json");
+  EXPECT_EQ(finding_ids(run), std::set<std::string>{"nccl-env-path-removed"}) << run.findings.dump(2);
+  const Finding f = finding(run, "nccl-env-path-removed");
+  EXPECT_EQ(f.severity, Severity::kError);
+  EXPECT_NE(f.cause.find("NCCL_P2P_DISABLE=1"), std::string::npos) << f.cause;
+  EXPECT_NE(joined(f.evidence).find("27.4 GB/s"), std::string::npos) << joined(f.evidence);
+  EXPECT_NE(joined(f.evidence).find("SHM"), std::string::npos) << joined(f.evidence);
+  // The model and the run agree that NCCL goes through SHM; the busbw prediction fails with the number.
+  EXPECT_EQ(hypothesis(run, "nccl-uses-predicted-transport").verdict, Verdict::kConfirmed);
+  EXPECT_EQ(hypothesis(run, "busbw-reaches-link-share").verdict, Verdict::kRefuted);
+}
+
+TEST(DiagnoseFixtureRuns, CudaVisibleDevicesIsFoundWithItsCauseAndNothingElse) {
+  const RunDocument run = diagnosed("h200x2-cuda-visible-devices-1.json");
+  EXPECT_EQ(finding_ids(run), std::set<std::string>{"gpu-count-mismatch"}) << run.findings.dump(2);
+  const Finding f = finding(run, "gpu-count-mismatch");
+  EXPECT_EQ(f.severity, Severity::kWarning);
+  EXPECT_NE(f.cause.find("CUDA_VISIBLE_DEVICES=1"), std::string::npos) << f.cause;
+  EXPECT_EQ(f.numbers.value("nvml_gpu_count", 0), 2);
+  EXPECT_EQ(f.numbers.value("cuda_device_count", 0), 1);
+}
+
+TEST(DiagnoseFixtureRuns, BusyGpuIsFoundAsNoiseAndAsymmetryBlamingThatGpu) {
+  const RunDocument run = diagnosed("h200x2-busy-gpu1.json");
+  EXPECT_EQ(finding_ids(run), (std::set<std::string>{"noisy-measurement", "pair-asymmetric"})) << run.findings.dump(2);
+  const Finding noisy = finding(run, "noisy-measurement");
+  EXPECT_NE(noisy.cause.find("GPU1"), std::string::npos) << noisy.cause;
+  EXPECT_NE(noisy.cause.find("4242"), std::string::npos) << noisy.cause;
+  EXPECT_NE(joined(noisy.evidence).find("149.1 GB/s"), std::string::npos) << joined(noisy.evidence);
+  const Finding asymmetric = finding(run, "pair-asymmetric");
+  EXPECT_EQ(asymmetric.numbers.value("slow_src", -1), 1);
+  EXPECT_EQ(asymmetric.numbers.value("slow_dst", -1), 0);
+  EXPECT_EQ(asymmetric.numbers.value("method", std::string()), "sm_read");
+  EXPECT_NEAR(asymmetric.numbers.value("slow_gbps", 0.0) / asymmetric.numbers.value("fast_gbps", 1.0), 0.455, 0.01);
+  EXPECT_NE(asymmetric.cause.find("GPU1"), std::string::npos) << asymmetric.cause;
+  EXPECT_NE(asymmetric.next_command.find("1>0"), std::string::npos) << asymmetric.next_command;
+}
+
+TEST(DiagnoseFixtureRuns, HealthyTopologyFileAloneGivesNoFinding) {
+  const RunDocument run = diagnosed("hgx-h200-8gpu-model.json");
+  EXPECT_TRUE(finding_ids(run).empty()) << run.findings.dump(2);
+  EXPECT_EQ(hypothesis(run, "nvlink-graph-complete").verdict, Verdict::kUntested);
+}
+
+struct TopologyVariant {
+  const char* file;
+  const char* id;
+  int rank;
+};
+
+class DiagnoseTopologyVariant : public ::testing::TestWithParam<TopologyVariant> {};
+
+TEST_P(DiagnoseTopologyVariant, FindsTheDegradedGpuAndNothingElse) {
+  const RunDocument run = diagnosed(GetParam().file);
+  EXPECT_EQ(finding_ids(run), std::set<std::string>{GetParam().id}) << run.findings.dump(2);
+  const Finding f = finding(run, GetParam().id);
+  EXPECT_EQ(f.gpus, std::vector<int>{GetParam().rank}) << joined(f.evidence);
+  EXPECT_GE(f.severity, Severity::kWarning);
+}
+
+INSTANTIATE_TEST_SUITE_P(Hgx8, DiagnoseTopologyVariant,
+                         ::testing::Values(TopologyVariant{"hgx-h200-8gpu-model-gpu3-gen4.json", "pcie-link-degraded", 3},
+                                           TopologyVariant{"hgx-h200-8gpu-model-gpu5-no-nvlink.json", "nvlink-missing", 5},
+                                           TopologyVariant{"hgx-h200-8gpu-model-gpu2-16-links.json", "nvlink-link-down",
+                                                           2}));
+
+TEST(DiagnoseFixtureRuns, EightGpuHealthyRunHasNoFinding) {
+  const RunDocument run = diagnosed("hgx-h200-8gpu-synthetic.json");
+  EXPECT_TRUE(finding_ids(run).empty()) << run.findings.dump(2);
+}
+
+TEST(DiagnoseFixtureRuns, EightGpuRunWithOneSlowGpuNamesThatGpu) {
+  const RunDocument run = diagnosed("hgx-h200-8gpu-synthetic-gpu5-slow.json");
+  EXPECT_EQ(finding_ids(run), std::set<std::string>{"gpu-slow"}) << run.findings.dump(2);
+  EXPECT_EQ(finding(run, "gpu-slow").gpus, std::vector<int>{5});
+}
+
+}  // namespace
+}  // namespace linkscope::diagnose
