@@ -56,6 +56,8 @@ GpuFacts read_gpu(const json& entry) {
   gpu.pci_bdf = string_or(entry, "pci_bdf", "");
   gpu.name = string_or(entry, "name", "");
   gpu.sm = opt_small_int(entry, "sm");
+  gpu.numa_node = opt_small_int(entry, "numa_node");
+  gpu.cpu_affinity = string_or(entry, "cpu_affinity", "");
   const json& pcie = object_or_empty(entry, "pcie");
   gpu.pcie.current_gen = opt_small_int(pcie, "current_gen");
   gpu.pcie.max_gen = opt_small_int(pcie, "max_gen");

@@ -43,6 +43,8 @@ struct GpuFacts {
   std::optional<int> nvml_index;
   std::string uuid, pci_bdf, name;
   std::optional<int> sm;
+  std::optional<int> numa_node;
+  std::string cpu_affinity;
   PcieFacts pcie;
   std::string mig_mode;  // "enabled", "disabled", "" unknown
   std::vector<std::string> throttle_reasons;  // normalized: lower case, without NVML prefixes

@@ -1,0 +1,16 @@
+#pragma once
+#include <string>
+
+#include "core/run.hpp"
+
+namespace linkscope::report {
+
+struct MarkdownOptions {
+  // Link the SVG files the report directory holds (topology.svg, p2p-*.svg, collectives.svg, ladder.svg).
+  bool link_svg_files = false;
+};
+
+// report.md: GitHub-flavoured Markdown, sections in the same order as report.html.
+std::string render_markdown(const RunDocument& run, const MarkdownOptions& options = {});
+
+}  // namespace linkscope::report

@@ -1,0 +1,93 @@
+#include "report/report_svgs.hpp"
+
+#include <fmt/format.h>
+
+#include "diagnose/text.hpp"
+#include "report/report_format.hpp"
+#include "report/svg_bar_chart.hpp"
+#include "report/svg_heatmap.hpp"
+#include "report/svg_line_chart.hpp"
+#include "report/svg_topology.hpp"
+
+namespace linkscope::report {
+
+std::string p2p_heatmap_file(const std::string& method) { return "p2p-heatmap-" + slug(method) + ".svg"; }
+std::string p2p_curve_file(const std::string& method) { return "p2p-sizes-" + slug(method) + ".svg"; }
+
+std::string heatmap_svg(const PairMatrix& matrix) {
+  Heatmap map;
+  map.id = "heatmap-" + slug(matrix.method);
+  map.title = fmt::format("{} copy bandwidth at {} (GB/s)", method_label(matrix.method),
+                          diagnose::format_bytes(matrix.bytes));
+  for (const int gpu : matrix.gpus) map.labels.push_back(fmt::format("GPU{}", gpu));
+  map.values = matrix.gbps;
+  return render_heatmap(map);
+}
+
+std::string copy_curve_svg(const ReportData& data, const std::string& method, const std::vector<Series>& series) {
+  LineChart chart;
+  chart.id = "sizes-" + slug(method);
+  chart.title = method_label(method) + " copy bandwidth against size";
+  chart.y_label = "GB/s";
+  chart.series = summarize_series(series, 8, "directed pairs");
+  if (const auto rate = data.evidence.slowest_link_rate()) {
+    chart.references.push_back({"link rate " + diagnose::format_gbps(rate->gbps), rate->gbps});
+  }
+  return render_line_chart(chart);
+}
+
+std::string collectives_svg(const ReportData& data) {
+  LineChart chart;
+  chart.id = "collectives";
+  chart.title = "NCCL busbw against size (out-of-place)";
+  chart.y_label = "GB/s";
+  chart.series = data.busbw_curves;
+  if (const auto rate = data.evidence.slowest_link_rate()) {
+    chart.references.push_back({"link rate " + diagnose::format_gbps(rate->gbps), rate->gbps});
+  }
+  return render_line_chart(chart);
+}
+
+std::string ladder_svg(const ReportData& data) {
+  BarChart chart;
+  chart.id = "ladder";
+  chart.title = "Ladder: the same collective with paths taken away (busbw)";
+  for (const auto& layer : data.evidence.ladder) {
+    Bar bar;
+    bar.label = layer.transport.empty() ? layer.name : layer.name + " (" + layer.transport + ")";
+    if (layer.status == "ok") bar.value = layer.busbw_gbps;
+    if (layer.status != "ok") {
+      bar.note = layer.status + (layer.reason.empty() ? "" : ": " + layer.reason);
+    } else if (layer.slowdown && *layer.slowdown > 1.0) {
+      bar.note = diagnose::format_factor(*layer.slowdown) + " slower";
+    }
+    chart.bars.push_back(bar);
+  }
+  for (const auto& layer : data.evidence.ladder) {
+    if (layer.peak_gbps) {
+      chart.reference = layer.peak_gbps;
+      chart.reference_label = "link rate " + diagnose::format_gbps(*layer.peak_gbps);
+      break;
+    }
+  }
+  return render_bar_chart(chart);
+}
+
+std::vector<NamedSvg> report_svgs(const RunDocument& run, const ReportData& data) {
+  std::vector<NamedSvg> svgs;
+  auto add = [&](std::string file, std::string svg) {
+    if (!svg.empty()) svgs.push_back({std::move(file), std::move(svg)});
+  };
+  add(kTopologySvg, render_topology_svg(run));
+  for (const auto& matrix : data.matrices) add(p2p_heatmap_file(matrix.method), heatmap_svg(matrix));
+  for (const auto& [method, series] : data.copy_curves) {
+    bool multi_size = false;
+    for (const auto& s : series) multi_size = multi_size || s.points.size() > 1;
+    if (multi_size) add(p2p_curve_file(method), copy_curve_svg(data, method, series));
+  }
+  add(kCollectivesSvg, collectives_svg(data));
+  add(kLadderSvg, ladder_svg(data));
+  return svgs;
+}
+
+}  // namespace linkscope::report

@@ -1,0 +1,373 @@
+#include "report/report_tables.hpp"
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "core/size.hpp"
+#include "diagnose/expectations.hpp"
+#include "diagnose/json_access.hpp"
+#include "diagnose/text.hpp"
+#include "report/four_numbers.hpp"
+#include "report/svg_line_chart.hpp"
+
+namespace linkscope::report {
+
+namespace {
+
+using diagnose::format_bytes;
+using diagnose::format_gbps;
+using diagnose::format_number;
+using diagnose::format_percent;
+
+Cell text(std::string value, std::string note = {}) { return Cell{std::move(value), std::move(note), false, {}}; }
+Cell number(std::string value, std::string note = {}) { return Cell{std::move(value), std::move(note), true, {}}; }
+
+std::string gpu_name(int id) { return fmt::format("GPU{}", id); }
+
+}  // namespace
+
+std::string not_measured(const std::string& what) { return what + ": not measured in this run."; }
+
+Table hypotheses_table(const ReportData& data) {
+  Table table{{"verdict", "hypothesis", "statement", "prediction", "evidence"}, {}};
+  for (const auto& h : data.hypotheses) {
+    const std::string verdict(diagnose::verdict_name(h.verdict));
+    Cell v = text(verdict);
+    v.css_class = "verdict-" + verdict;
+    table.rows.push_back({v, text(h.id, h.basis), text(h.statement), text(h.prediction), text(h.evidence)});
+  }
+  return table;
+}
+
+Table four_numbers_table(const ReportData& data) {
+  Table table{{"pair type", "link status rate", "NCCL model weight", "measured P2P copy", "NCCL busbw"}, {}};
+  for (const auto& row : four_numbers(data)) {
+    auto share = [&](const std::optional<double>& v) {
+      return v && row.link_rate_gbps && *row.link_rate_gbps > 0
+                 ? " (" + format_percent(*v / *row.link_rate_gbps) + " of link)"
+                 : std::string();
+    };
+    std::string pairs;
+    for (std::size_t i = 0; i < row.pairs.size() && i < 4; ++i) {
+      pairs += fmt::format("{}{}-{}", i ? ", " : "", row.pairs[i].first, row.pairs[i].second);
+    }
+    if (row.pairs.size() > 4) pairs += fmt::format(" +{} more", row.pairs.size() - 4);
+    table.rows.push_back({
+        text(row.pair_type, fmt::format("{} pair(s): {}", row.pairs.size(), pairs)),
+        number(row.link_rate_gbps ? format_gbps(*row.link_rate_gbps) : "n/a", row.link_rate_what),
+        number(row.model_weight ? format_number(*row.model_weight) : "n/a", row.model_weight_what),
+        number(row.copy_gbps ? format_gbps(*row.copy_gbps) + share(row.copy_gbps) : "n/a", row.copy_what),
+        number(row.busbw_gbps ? format_gbps(*row.busbw_gbps) + share(row.busbw_gbps) : "n/a", row.busbw_what),
+    });
+  }
+  return table;
+}
+
+Table gpu_table(const ReportData& data) {
+  Table table{{"GPU", "PCI BDF", "name", "UUID", "PCIe now / max", "NVLinks active", "NUMA / CPUs", "other processes"},
+              {}};
+  for (const auto& gpu : data.evidence.gpus) {
+    std::string pcie = "n/a";
+    if (gpu.pcie.current_gen || gpu.pcie.max_gen) {
+      pcie = fmt::format("Gen{} x{} / Gen{} x{}", gpu.pcie.current_gen.value_or(0), gpu.pcie.current_width.value_or(0),
+                         gpu.pcie.max_gen.value_or(0), gpu.pcie.max_width.value_or(0));
+    }
+    std::string links = "n/a";
+    if (gpu.nvlinks_known) {
+      links = std::to_string(gpu.active_nvlinks()) + " of " + std::to_string(gpu.nvlinks.size());
+      if (const auto speed = gpu.typical_link_speed_gbps()) links += " x " + format_number(*speed) + " GB/s";
+    }
+    std::string processes;
+    for (const auto& p : gpu.processes) {
+      processes += fmt::format("{}pid {} {}", processes.empty() ? "" : ", ", p.pid, p.name);
+    }
+    std::string numa = gpu.numa_node ? std::to_string(*gpu.numa_node) : "n/a";
+    if (!gpu.cpu_affinity.empty()) numa += " / " + gpu.cpu_affinity;
+    std::string label = gpu.label();
+    if (gpu.nvml_index && gpu.cuda_ordinal) label += fmt::format(" (NVML {})", *gpu.nvml_index);
+    table.rows.push_back({text(label), text(gpu.pci_bdf), text(gpu.name), text(gpu.uuid), text(pcie), text(links),
+                          text(numa), text(processes.empty() ? "none" : processes)});
+  }
+  return table;
+}
+
+Table relation_matrix_table(const ReportData& data) {
+  const auto ids = data.evidence.visible_ordinals();
+  Table table;
+  if (data.evidence.pairs.empty() || ids.size() < 2) return table;
+  table.header.push_back("");
+  for (const int id : ids) table.header.push_back(gpu_name(id));
+  for (const int a : ids) {
+    std::vector<Cell> row{text(gpu_name(a))};
+    for (const int b : ids) {
+      if (a == b) {
+        row.push_back(text("X"));
+        continue;
+      }
+      const auto* pair = data.evidence.pair(a, b);
+      row.push_back(text(pair != nullptr && !pair->relation.empty() ? pair->relation : "?"));
+    }
+    table.rows.push_back(std::move(row));
+  }
+  return table;
+}
+
+Table model_paths_table(const ReportData& data) {
+  Table table{{"from", "to", "path type", "NCCL weight", "hops", "P2P (model)"}, {}};
+  const auto& evidence = data.evidence;
+  std::map<std::string, int> rank_of;
+  for (const auto& gpu : evidence.model_gpus) {
+    if (gpu.rank) rank_of[gpu.id] = *gpu.rank;
+  }
+  for (const auto& path : evidence.model_paths) {
+    if (rank_of.count(path.from) == 0 || rank_of.count(path.to) == 0) continue;
+    const int a = rank_of[path.from], b = rank_of[path.to];
+    std::string p2p = "n/a";
+    for (const auto& entry : evidence.model_p2p) {
+      if (entry.src_rank == a && entry.dst_rank == b && entry.p2p) p2p = *entry.p2p ? "yes" : "no";
+    }
+    table.rows.push_back({text(fmt::format("{} ({})", gpu_name(a), path.from)),
+                          text(fmt::format("{} ({})", gpu_name(b), path.to)), text(path.type),
+                          number(path.bw ? format_number(*path.bw) : "n/a"),
+                          number(path.count ? std::to_string(*path.count) : "n/a"), text(p2p)});
+  }
+  return table;
+}
+
+Table p2p_matrix_table(const PairMatrix& matrix) {
+  Table table;
+  table.header.push_back("src \\ dst");
+  for (const int id : matrix.gpus) table.header.push_back(gpu_name(id));
+  for (std::size_t r = 0; r < matrix.gpus.size(); ++r) {
+    std::vector<Cell> row{text(gpu_name(matrix.gpus[r]))};
+    for (std::size_t c = 0; c < matrix.gpus.size(); ++c) {
+      if (r == c) {
+        row.push_back(number("-"));
+      } else if (matrix.gbps[r][c]) {
+        row.push_back(number(format_number(*matrix.gbps[r][c])));
+      } else {
+        row.push_back(number("N/A", matrix.note[r][c]));
+      }
+    }
+    table.rows.push_back(std::move(row));
+  }
+  return table;
+}
+
+Table asymmetry_table(const ReportData& data) {
+  Table table{{"method", "pair", "size", "a -> b", "b -> a", "gap"}, {}};
+  const double warn = diagnose::threshold(diagnose::Threshold::kAsymmetryWarn);
+  for (const auto& row : data.asymmetry) {
+    Cell gap = number(format_percent(row.gap));
+    if (row.gap > warn) gap.css_class = "bad";
+    table.rows.push_back({text(method_label(row.method)), text(fmt::format("GPU{} / GPU{}", row.a, row.b)),
+                          number(format_bytes(row.bytes)), number(format_number(row.a_to_b)),
+                          number(format_number(row.b_to_a)), gap});
+  }
+  return table;
+}
+
+Table latency_table(const ReportData& data) {
+  Table table{{"method", "src -> dst", "latency"}, {}};
+  for (const auto& l : data.evidence.latency) {
+    table.rows.push_back({text(l.method), text(fmt::format("GPU{} -> GPU{}", l.src, l.dst)),
+                          l.latency_ns && l.status == "ok" ? number(format_number(*l.latency_ns) + " ns")
+                                                           : number(l.status, l.reason)});
+  }
+  return table;
+}
+
+Table host_copy_table(const RunDocument& run) {
+  Table table{{"GPU", "direction", "size", "bandwidth"}, {}};
+  const auto& p2p = diagnose::object_or_empty(run.measurements, "p2p");
+  for (const auto& entry : diagnose::array_or_empty(p2p, "host")) {
+    const auto bw = diagnose::opt_median(entry, "bandwidth_gbps");
+    table.rows.push_back({text(fmt::format("GPU{}", diagnose::opt_int(entry, "gpu").value_or(-1))),
+                          text(diagnose::string_or(entry, "direction", "?")),
+                          number(format_bytes(static_cast<std::uint64_t>(diagnose::opt_int(entry, "bytes").value_or(0)))),
+                          bw ? number(format_gbps(*bw)) : number("n/a")});
+  }
+  return table;
+}
+
+Table copy_sweep_table(const ReportData& data) {
+  // Columns: per method either each directed pair (few) or median/slowest/fastest over pairs (many).
+  std::vector<std::pair<std::string, Series>> columns;
+  for (const auto& [method, series] : data.copy_curves) {
+    for (const auto& s : summarize_series(series, 4, "pairs")) {
+      columns.push_back({method_label(method) + " " + s.name, s});
+    }
+  }
+  Table table;
+  if (columns.empty()) return table;
+  std::set<std::uint64_t> sizes;
+  for (const auto& [name, s] : columns) {
+    for (const auto& p : s.points) sizes.insert(p.bytes);
+  }
+  if (sizes.size() < 2) return table;  // one size: the matrices say it all
+  table.header.push_back("size");
+  for (const auto& [name, s] : columns) table.header.push_back(name + " (GB/s)");
+  for (const auto bytes : sizes) {
+    std::vector<Cell> row{number(format_bytes(bytes))};
+    for (const auto& [name, s] : columns) {
+      const auto it = std::find_if(s.points.begin(), s.points.end(), [&](const SeriesPoint& p) { return p.bytes == bytes; });
+      row.push_back(it == s.points.end() ? number("") : number(format_number(it->value)));
+    }
+    table.rows.push_back(std::move(row));
+  }
+  return table;
+}
+
+Table patterns_table(const ReportData& data) {
+  Table table{{"pattern", "copies", "kind", "size", "aggregate", "sum alone", "scaling", "status"}, {}};
+  for (const auto& p : data.evidence.patterns) {
+    std::string copies;
+    for (const auto& e : p.edges) copies += fmt::format("{}{}>{}", copies.empty() ? "" : ",", e.src, e.dst);
+    table.rows.push_back({text(p.name), text(copies), text(p.disjoint() ? "disjoint" : "shared endpoint"),
+                          number(format_bytes(p.bytes)),
+                          number(p.aggregate_gbps ? format_gbps(*p.aggregate_gbps) : "n/a"),
+                          number(p.sum_alone_gbps ? format_gbps(*p.sum_alone_gbps) : "n/a"),
+                          number(p.scaling ? format_number(*p.scaling) : "n/a"),
+                          text(p.status, p.reason)});
+  }
+  return table;
+}
+
+Table collectives_table(const ReportData& data) {
+  Table table;
+  if (data.busbw_curves.empty()) return table;
+  std::set<std::uint64_t> sizes;
+  for (const auto& s : data.busbw_curves) {
+    for (const auto& p : s.points) sizes.insert(p.bytes);
+  }
+  table.header.push_back("size");
+  for (const auto& s : data.busbw_curves) table.header.push_back(s.name);
+  const auto latency_bound = static_cast<std::uint64_t>(diagnose::threshold(diagnose::Threshold::kLatencyBoundBelowBytes));
+  for (const auto bytes : sizes) {
+    std::vector<Cell> row{number(format_bytes(bytes), bytes < latency_bound ? "latency-bound" : "")};
+    for (const auto& s : data.busbw_curves) {
+      const auto it = std::find_if(s.points.begin(), s.points.end(), [&](const SeriesPoint& p) { return p.bytes == bytes; });
+      row.push_back(it == s.points.end() ? number("") : number(format_number(it->value)));
+    }
+    table.rows.push_back(std::move(row));
+  }
+  return table;
+}
+
+Table collectives_latency_table(const ReportData& data) {
+  Table table{{"op", "ranks", "smallest size", "time there", "largest size", "busbw there", "points not ok"}, {}};
+  std::map<std::string, std::vector<const CollectiveRow*>> by_op;
+  for (const auto& row : data.collective_rows) by_op[row.op].push_back(&row);
+  for (const auto& [op, rows] : by_op) {
+    const CollectiveRow* smallest = nullptr;
+    const CollectiveRow* largest = nullptr;
+    int failed = 0;
+    for (const auto* r : rows) {
+      if (r->status != "ok") {
+        ++failed;
+        continue;
+      }
+      if (r->bytes == 0) continue;  // nccl-tests prints 0-byte rows when the size is below one element per rank
+      if (smallest == nullptr || r->bytes < smallest->bytes) smallest = r;
+      if (largest == nullptr || r->bytes > largest->bytes) largest = r;
+    }
+    int nranks = 0;
+    for (const auto& p : data.evidence.collectives) {
+      if (p.op == op || op.rfind(p.op + " ", 0) == 0) nranks = p.nranks;
+    }
+    table.rows.push_back(
+        {text(op), number(std::to_string(nranks)), number(smallest ? format_bytes(smallest->bytes) : "n/a"),
+         number(smallest && smallest->time_us ? diagnose::format_time_us(*smallest->time_us) : "n/a"),
+         number(largest ? format_bytes(largest->bytes) : "n/a"),
+         number(largest && largest->busbw_gbps ? format_gbps(*largest->busbw_gbps) : "n/a"),
+         number(std::to_string(failed))});
+  }
+  return table;
+}
+
+Table ladder_table(const ReportData& data) {
+  Table table{{"layer", "variables", "transport", "busbw", "share of peak", "slowdown", "status"}, {}};
+  for (const auto& layer : data.evidence.ladder) {
+    std::string env;
+    for (const auto& [k, v] : layer.env) env += (env.empty() ? "" : " ") + k + "=" + v;
+    table.rows.push_back({text(layer.name), text(env.empty() ? "(none)" : env), text(layer.transport),
+                          number(layer.busbw_gbps ? format_gbps(*layer.busbw_gbps) : "n/a"),
+                          number(layer.efficiency ? format_percent(*layer.efficiency) : "n/a"),
+                          number(layer.slowdown ? diagnose::format_factor(*layer.slowdown) : "n/a"),
+                          text(layer.status, layer.reason)});
+  }
+  return table;
+}
+
+Table runtime_table(const ReportData& data) {
+  Table table{{"run", "rank -> peer", "transport", "channels"}, {}};
+  std::map<std::tuple<std::string, int, int, std::string>, std::set<int>> grouped;
+  for (const auto& c : data.evidence.connections) grouped[{c.context, c.rank, c.peer, c.transport}].insert(c.channel);
+  for (const auto& [key, channels] : grouped) {
+    const auto& [context, rank, peer, transport] = key;
+    table.rows.push_back({text(context), text(fmt::format("{} -> {}", rank, peer)), text(transport),
+                          number(std::to_string(channels.size()))});
+  }
+  return table;
+}
+
+Table environment_table(const RunDocument& run) {
+  Table table{{"variable", "value"}, {}};
+  const auto& variables = diagnose::object_or_empty(run.environment, "variables");
+  for (const auto& [key, value] : variables.items()) {
+    table.rows.push_back({text(key), text(value.is_string() ? value.get<std::string>() : value.dump())});
+  }
+  const auto& libraries = diagnose::object_or_empty(run.environment, "libraries");
+  for (const auto& [key, value] : libraries.items()) {
+    table.rows.push_back({text("library: " + key), text(value.is_string() ? value.get<std::string>() : value.dump())});
+  }
+  return table;
+}
+
+Table errors_table(const RunDocument& run) {
+  Table table{{"where", "message"}, {}};
+  if (!run.errors.is_array()) return table;
+  for (const auto& e : run.errors) {
+    table.rows.push_back({text(diagnose::string_or(e, "where", "?")), text(diagnose::string_or(e, "message", ""))});
+  }
+  return table;
+}
+
+Table expectations_table() {
+  Table table{{"threshold", "value", "meaning", "source"}, {}};
+  for (const auto& entry : diagnose::threshold_table()) {
+    std::string value = entry.unit == "bytes" ? format_bytes(static_cast<std::uint64_t>(entry.value))
+                        : entry.unit == "share" ? format_percent(entry.value)
+                                                : diagnose::format_factor(entry.value);
+    table.rows.push_back({text(std::string(entry.name)), number(value), text(std::string(entry.meaning)),
+                          text(std::string(entry.source))});
+  }
+  return table;
+}
+
+Table config_table(const RunDocument& run) {
+  Table table{{"field", "value"}, {}};
+  auto add = [&](const std::string& name, const nlohmann::json& section, const char* key) {
+    if (const auto value = diagnose::opt_string(section, key)) table.rows.push_back({text(name), text(*value)});
+  };
+  add("tool", run.tool, "name");
+  add("version", run.tool, "version");
+  add("git", run.tool, "git");
+  add("subcommand", run.config, "subcommand");
+  std::string argv;
+  for (const auto& a : diagnose::array_or_empty(run.config, "argv")) {
+    if (a.is_string()) argv += (argv.empty() ? "" : " ") + a.get<std::string>();
+  }
+  if (!argv.empty()) table.rows.push_back({text("command"), text(argv)});
+  add("started at (UTC)", run.config, "started_at");
+  add("host", run.config, "host");
+  add("model source", run.model, "source");
+  const auto& p2p_config = diagnose::object_or_empty(diagnose::object_or_empty(run.measurements, "p2p"), "config");
+  if (!p2p_config.empty()) table.rows.push_back({text("p2p config"), text(p2p_config.dump())});
+  return table;
+}
+
+}  // namespace linkscope::report
