@@ -120,9 +120,23 @@ PairFacts read_pair(const json& entry) {
 void read_system(const json& system, Evidence& evidence) {
   evidence.system_known = system.is_object() && !system.empty();
   for (const auto& entry : array_or_empty(system, "gpus")) evidence.gpus.push_back(read_gpu(entry));
+  // Discovery may list both orders of a pair (and pairs with hidden GPUs, whose ordinals are null): keep one entry
+  // per visible unordered pair, where a refusal in either direction wins.
   for (const auto& entry : array_or_empty(system, "pairs")) {
     PairFacts pair = read_pair(entry);
-    if (pair.a >= 0 && pair.b >= 0 && pair.a != pair.b) evidence.pairs.push_back(pair);
+    if (pair.a < 0 || pair.b < 0 || pair.a == pair.b) continue;
+    if (pair.a > pair.b) std::swap(pair.a, pair.b);
+    auto same = std::find_if(evidence.pairs.begin(), evidence.pairs.end(),
+                             [&](const PairFacts& p) { return p.a == pair.a && p.b == pair.b; });
+    if (same == evidence.pairs.end()) {
+      evidence.pairs.push_back(pair);
+      continue;
+    }
+    for (const auto& [kind, status] : pair.nvml_p2p) {
+      if (status != "OK" || same->nvml_p2p.count(kind) == 0) same->nvml_p2p[kind] = status;
+    }
+    if (pair.cuda_peer_access && !*pair.cuda_peer_access) same->cuda_peer_access = false;
+    if (!same->cuda_peer_access) same->cuda_peer_access = pair.cuda_peer_access;
   }
   const json& visibility = object_or_empty(system, "visibility");
   evidence.nvml_gpu_count = opt_small_int(visibility, "nvml_gpu_count");
@@ -151,6 +165,10 @@ void read_model(const json& model, Evidence& evidence) {
     gpu.rank = opt_small_int(node, "rank");
     gpu.dev = opt_small_int(node, "dev");
     gpu.sm = opt_small_int(node, "sm");
+    gpu.nvlink_count = opt_small_int(node, "nvlink_count");
+    const json& pcie = object_or_empty(node, "pcie");
+    gpu.pcie_gen = opt_small_int(pcie, "gen");
+    gpu.pcie_width = opt_small_int(pcie, "width");
     evidence.model_gpus.push_back(gpu);
   }
   for (const auto& link : array_or_empty(model, "links")) {
@@ -193,6 +211,7 @@ void read_runtime(const json& runtime, Evidence& evidence) {
   evidence.runtime_known = runtime.is_object() && find_field(runtime, "runs") != nullptr;
   evidence.nccl_version = string_or(runtime, "nccl_version", "");
   for (const auto& run : array_or_empty(runtime, "runs")) {
+    if (evidence.nccl_version.empty()) evidence.nccl_version = string_or(run, "nccl_version", "");
     const std::string context = string_or(run, "context", "");
     const auto env = string_map(object_or_empty(run, "env"));
     for (const auto& connection : array_or_empty(run, "connections")) {
@@ -235,7 +254,18 @@ void read_p2p(const json& p2p, Evidence& evidence) {
     point.wrong = opt_int(entry, "wrong");
     point.status = string_or(entry, "status", "ok");
     point.reason = string_or(entry, "reason", "");
-    evidence.p2p.push_back(point);
+    point.sm_kernel = string_or(entry, "sm_kernel", "");
+    // Several SM kernel shapes may be measured for one pair, size and method: keep the fastest that measured ok
+    // (what the link can do), so every (src, dst, method, direction, bytes) appears once.
+    auto same = std::find_if(evidence.p2p.begin(), evidence.p2p.end(), [&](const P2pPoint& p) {
+      return p.src == point.src && p.dst == point.dst && p.method == point.method && p.direction == point.direction &&
+             p.bytes == point.bytes;
+    });
+    if (same == evidence.p2p.end()) {
+      evidence.p2p.push_back(point);
+    } else if (point.ok() && (!same->ok() || *point.bandwidth_gbps > *same->bandwidth_gbps)) {
+      *same = point;
+    }
   }
   for (const auto& entry : array_or_empty(p2p, "latency")) {
     LatencyPoint point;
@@ -269,6 +299,7 @@ void read_collectives(const json& collectives, Evidence& evidence) {
       point.algbw_gbps = opt_median(entry, "algbw_gbps");
       point.busbw_gbps = opt_median(entry, "busbw_gbps");
       point.cv = opt_double(entry, "cv");
+      point.ci_relative = opt_double(entry, "ci_relative");
       point.wrong = opt_int(entry, "wrong");
       point.status = string_or(entry, "status", "ok");
       point.reason = string_or(entry, "reason", "");

@@ -87,8 +87,9 @@ struct P2pPoint {
   std::optional<double> time_us;
   std::optional<double> cv, ci_relative;
   std::optional<long long> samples, wrong;
-  std::string status = "ok";
+  std::string status = "ok";  // ok, na, wrong, error, timeout
   std::string reason;
+  std::string sm_kernel;  // SM kernel shape label, "" for CE
   bool ok() const { return status == "ok" && bandwidth_gbps.has_value(); }
   // Relative noise of the median: the CI half-width when known, else the CV; nullopt when neither is known.
   std::optional<double> relative_noise() const;
@@ -109,12 +110,12 @@ struct CollectivePoint {
   std::map<std::string, std::string> env;
   std::uint64_t bytes = 0;
   bool in_place = false;
-  std::optional<double> time_us, algbw_gbps, busbw_gbps, cv;
+  std::optional<double> time_us, algbw_gbps, busbw_gbps, cv, ci_relative;
   std::optional<long long> wrong;
-  std::string status = "ok";
+  std::string status = "ok";  // ok, wrong, timeout, error
   std::string reason;
   bool ok() const { return status == "ok" && busbw_gbps.has_value(); }
-  std::optional<double> relative_noise() const { return cv; }
+  std::optional<double> relative_noise() const { return ci_relative ? ci_relative : cv; }
 };
 
 struct PatternEdge {
@@ -153,6 +154,8 @@ struct ModelGpu {
   int nvl_links = 0;      // number of NVL links leaving the GPU (one per remote node)
   bool to_nvswitch = false;
   std::optional<double> pci_bw;  // weight of the GPU's PCI link to its parent
+  std::optional<int> nvlink_count;           // from the node, when the model records it
+  std::optional<int> pcie_gen, pcie_width;   // from the node's "pcie", when the model records it
   std::string pci_bdf() const;   // from the node id ("GPU/0-83000" -> "0000:83:00.0")
   std::string label() const;     // "GPU/0-83000 (rank 0)"
 };

@@ -53,20 +53,36 @@ void judge_nccl_transport(const Context& context, Hypothesis& hypothesis) {
   if (!evidence.runtime_known || evidence.connections.empty()) {
     return set_untested(hypothesis, "not measured in this run: runtime has no NCCL connections");
   }
-  std::map<std::pair<int, int>, std::string> predicted;
+  struct PairPrediction {
+    std::string path, transport;
+    bool no_peer_access = false;
+  };
+  std::map<std::pair<int, int>, PairPrediction> predicted;
   for (const auto& entry : hypothesis.numbers.value("pairs", nlohmann::json::array())) {
-    predicted[{entry.value("a", -1), entry.value("b", -1)}] = entry.value("predicted", std::string());
+    const std::pair<int, int> key{entry.value("a", -1), entry.value("b", -1)};
+    const PairFacts* facts = evidence.pair(key.first, key.second);
+    predicted[key] = {entry.value("path", std::string()), entry.value("predicted", std::string()),
+                      facts != nullptr && facts->cuda_peer_access && !*facts->cuda_peer_access};
   }
-  // (pair, transport) -> channels
-  std::map<std::pair<std::pair<int, int>, std::string>, std::set<int>> seen;
+  // (context, pair, transport, expected) -> channels. A run with its own NCCL_* variables (a ladder layer) is
+  // predicted under those variables.
+  std::map<std::tuple<std::string, std::pair<int, int>, std::string, std::string>, std::set<int>> seen;
   int matches = 0, mismatches = 0;
   for (const auto& c : evidence.connections) {
     const std::pair<int, int> key{std::min(c.rank, c.peer), std::max(c.rank, c.peer)};
     const auto it = predicted.find(key);
     if (it == predicted.end()) continue;
+    std::string expected = it->second.transport;
+    if (!c.env.empty()) {
+      const EnvMap env = merge_env(context.user_env, c.env);
+      const auto index = path_type_index(it->second.path);
+      const bool p2p = index && *index <= default_p2p_level() && !env_removes_p2p(env, it->second.path) &&
+                       !it->second.no_peer_access;
+      expected = p2p ? "P2P" : "SHM";
+    }
     const std::string actual = transport_class(c.transport);
-    (actual == it->second || (it->second == "P2P" && actual == "NVLS") ? matches : mismatches) += 1;
-    seen[{key, c.transport}].insert(c.channel);
+    (actual == expected || (expected == "P2P" && actual == "NVLS") ? matches : mismatches) += 1;
+    seen[{c.context, key, c.transport, expected}].insert(c.channel);
   }
   if (matches + mismatches == 0) {
     hypothesis.verdict = Verdict::kInconclusive;
@@ -75,9 +91,10 @@ void judge_nccl_transport(const Context& context, Hypothesis& hypothesis) {
   }
   std::string text;
   for (const auto& [key, channels] : seen) {
-    const auto& [pair, transport] = key;
-    text += fmt::format("{}GPU{}-GPU{}: {} on {} channel(s) (predicted {})", text.empty() ? "" : "; ", pair.first,
-                        pair.second, transport, channels.size(), predicted[pair]);
+    const auto& [run_context, pair, transport, expected] = key;
+    text += fmt::format("{}{}GPU{}-GPU{}: {} on {} channel(s) (predicted {})", text.empty() ? "" : "; ",
+                        run_context.empty() ? "" : run_context + ": ", pair.first, pair.second, transport,
+                        channels.size(), expected);
   }
   hypothesis.numbers["connections_matching"] = matches;
   hypothesis.numbers["connections_differing"] = mismatches;

@@ -2,6 +2,7 @@
 // peers (system), or a smaller NVLink weight than its peers in NCCL's model (topology file alone).
 #include <algorithm>
 #include <cmath>
+#include <set>
 
 #include <fmt/format.h>
 
@@ -120,8 +121,14 @@ std::optional<Finding> from_model(const Context& context) {
   Finding finding;
   finding.id = "nvlink-link-down";
   std::string first;
+  // GPUs that lost a whole direct link to one peer are reported once, as that pair's nvlink-missing.
+  std::set<int> in_missing_pairs;
+  for (const auto& [a, b] : model_pairs_missing_nvlink(evidence)) {
+    in_missing_pairs.insert(a);
+    in_missing_pairs.insert(b);
+  }
   for (const auto& gpu : evidence.model_gpus) {
-    if (gpu.nvl_links == 0) continue;
+    if (gpu.nvl_links == 0 || (gpu.rank && in_missing_pairs.count(*gpu.rank) != 0)) continue;
     std::vector<double> weights{gpu.nvl_bw};
     for (const auto& other : evidence.model_gpus) {
       if (&other != &gpu && other.sm == gpu.sm && other.nvl_links > 0) weights.push_back(other.nvl_bw);
@@ -130,10 +137,11 @@ std::optional<Finding> from_model(const Context& context) {
     const auto reference = peer_reference(weights, tolerance);
     if (!reference || gpu.nvl_bw >= *reference * (1.0 - tolerance)) continue;
     const double per_link = nccl_weight_per_link(gpu.sm);
-    finding.evidence.push_back(fmt::format("{} ({}): NVLink weight {:.1f} (~{:.0f} links x {:.1f}), identical peers "
-                                           "{:.1f} (~{:.0f} links)",
-                                           gpu.label(), gpu.pci_bdf(), gpu.nvl_bw, std::round(gpu.nvl_bw / per_link),
-                                           per_link, *reference, std::round(*reference / per_link)));
+    const double links = gpu.nvlink_count ? *gpu.nvlink_count : std::round(gpu.nvl_bw / per_link);
+    finding.evidence.push_back(fmt::format("{} ({}): {:.0f} NVLinks (NCCL weight {:.1f} = links x {:.1f}), identical "
+                                           "peers {:.0f} (weight {:.1f})",
+                                           gpu.label(), gpu.pci_bdf(), links, gpu.nvl_bw, per_link,
+                                           std::round(*reference / per_link), *reference));
     if (first.empty()) first = gpu.label();
     if (gpu.rank) finding.gpus.push_back(*gpu.rank);
   }

@@ -78,6 +78,14 @@ std::optional<Finding> from_model(const Context& context) {
   const Evidence& evidence = context.evidence;
   Finding finding;
   std::vector<std::string> missing;
+  for (const auto& [a, b] : model_pairs_missing_nvlink(evidence)) {
+    finding.evidence.push_back(fmt::format("GPU{}-GPU{}: NCCL path {} without a direct NVLink, while both GPUs have "
+                                           "NVLinks and their other identical pairs are NVLinked",
+                                           a, b, evidence.model_path_type(a, b)));
+    if (missing.empty()) missing.push_back(fmt::format("GPU pair {}-{}", a, b));
+    finding.gpus.push_back(a);
+    finding.gpus.push_back(b);
+  }
   for (const auto& gpu : evidence.model_gpus) {
     if (gpu.nvl_links > 0) continue;
     int peers = 0, peers_with = 0;
@@ -95,12 +103,33 @@ std::optional<Finding> from_model(const Context& context) {
   }
   if (finding.evidence.empty()) return std::nullopt;
   finish(finding);
+  std::sort(finding.gpus.begin(), finding.gpus.end());
+  finding.gpus.erase(std::unique(finding.gpus.begin(), finding.gpus.end()), finding.gpus.end());
   finding.title = fmt::format("{} has no NVLink in the topology while its peers do", missing.front());
   finding.next_command = "nvidia-smi nvlink -s   # on the machine the topology file came from";
   return finding;
 }
 
 }  // namespace
+
+std::vector<std::pair<int, int>> model_pairs_missing_nvlink(const Evidence& evidence) {
+  std::vector<std::pair<int, int>> nvlinked, without;
+  for (const auto& ga : evidence.model_gpus) {
+    for (const auto& gb : evidence.model_gpus) {
+      if (!ga.rank || !gb.rank || *ga.rank >= *gb.rank || ga.sm != gb.sm) continue;
+      if (ga.nvl_links == 0 || gb.nvl_links == 0) continue;
+      const std::string type = evidence.model_path_type(*ga.rank, *gb.rank);
+      (type == "NVL" ? nvlinked : without).push_back({*ga.rank, *gb.rank});
+    }
+  }
+  const std::size_t total = nvlinked.size() + without.size();
+  if (without.empty() ||
+      static_cast<double>(nvlinked.size()) < threshold(Threshold::kNvlinkPairShareForMesh) * static_cast<double>(total)) {
+    return {};
+  }
+  std::sort(without.begin(), without.end());
+  return without;
+}
 
 std::optional<Finding> rule_nvlink_missing(const Context& context) {
   const auto& gpus = context.evidence.gpus;

@@ -85,9 +85,19 @@ std::optional<Finding> from_model(const Context& context) {
     const auto reference = peer_reference(weights, tolerance);
     if (!reference || *gpu.pci_bw >= *reference * (1.0 - tolerance)) continue;
     // NCCL's PCI weight is width x generation code / 80 (spec §2.3): 48.0 = Gen5 x16, 24.0 = Gen4 x16 or Gen5 x8.
-    finding.evidence.push_back(fmt::format("{} ({}): PCI link weight {:.1f} GB/s, identical peers {:.1f} (half the "
-                                           "weight = one generation lower or half the lanes)",
-                                           gpu.label(), gpu.pci_bdf(), *gpu.pci_bw, *reference));
+    const std::string link = gpu.pcie_gen && gpu.pcie_width
+                                 ? fmt::format("Gen{} x{}, ", *gpu.pcie_gen, *gpu.pcie_width)
+                                 : std::string();
+    std::string peers_link;
+    for (const auto& other : evidence.model_gpus) {
+      if (&other != &gpu && other.sm == gpu.sm && other.pci_bw && *other.pci_bw == *reference && other.pcie_gen &&
+          other.pcie_width) {
+        peers_link = fmt::format("Gen{} x{}, ", *other.pcie_gen, *other.pcie_width);
+        break;
+      }
+    }
+    finding.evidence.push_back(fmt::format("{} ({}): PCIe link {}NCCL weight {:.1f}; identical peers {}weight {:.1f}",
+                                           gpu.label(), gpu.pci_bdf(), link, *gpu.pci_bw, peers_link, *reference));
     if (first.empty()) first = gpu.label();
     if (gpu.rank) finding.gpus.push_back(*gpu.rank);
   }

@@ -14,6 +14,7 @@ const std::vector<Rule>& all_rules() {
       {"pcie-link-degraded", "PCIe link below its maximum or below identical peers", &rule_pcie_link_degraded},
       {"p2p-unavailable", "no peer access where NVLink or a PCIe switch would allow it", &rule_p2p_unavailable},
       {"ecc-errors", "uncorrected (or corrected) ECC errors", &rule_ecc_errors},
+      {"wrong-results", "copies or collectives that delivered wrong data", &rule_wrong_results},
       {"gpu-throttled", "clocks held down by thermal, power-brake or hardware slowdown", &rule_gpu_throttled},
       {"nccl-env-path-removed", "NCCL_* variables that remove or force paths, protocols or algorithms",
        &rule_nccl_env_path_removed},

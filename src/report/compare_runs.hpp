@@ -1,0 +1,49 @@
+#pragma once
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/run.hpp"
+
+// `linkscope compare`: what changed between two runs, beyond noise. Numbers are matched by their identity
+// (pair + method + direction + size, op + ranks + size, ladder layer, ...); a difference counts only when it is
+// larger than the threshold AND than the two points' combined noise (CV or CI when recorded). Findings and
+// topology facts (GPU count, NVLinks, PCIe links, versions) are compared too.
+namespace linkscope::report {
+
+enum class ChangeKind { kBetter, kWorse, kChanged };
+
+struct Change {
+  std::string category;  // "p2p", "latency", "host", "collective", "pattern", "ladder", "finding", "topology"
+  std::string what;      // "ce GPU0->GPU1 at 512 MiB"
+  std::string base, current;  // values as text ("393.8 GB/s", "absent", "warning")
+  std::optional<double> relative;  // (current - base) / base for numbers
+  std::optional<double> noise;     // combined relative noise that was exceeded
+  ChangeKind kind = ChangeKind::kChanged;
+  bool regression = false;  // worse beyond the threshold: fails the gate
+};
+
+struct Comparison {
+  double threshold = 0.05;
+  std::string base_label, current_label;
+  std::vector<Change> changes;  // better/worse beyond threshold and noise, plus fact changes
+  int compared = 0;             // numbers present in both runs
+  int within = 0;               // of those, within the threshold or the noise
+  int only_in_base = 0, only_in_current = 0;
+  std::vector<std::string> notes;  // e.g. "GPU UUIDs differ: matched by CUDA ordinal"
+  bool regressed() const;
+};
+
+// `threshold` is relative (0.05 = 5%).
+Comparison compare_runs(const RunDocument& base, const RunDocument& current, double threshold);
+
+// "5%", "5", "2.5%" -> 0.05 / 0.05 / 0.025 (the number is a percentage); throws UsageError otherwise.
+double parse_threshold(std::string_view text);
+
+std::string render_comparison_text(const Comparison& comparison);
+nlohmann::json comparison_to_json(const Comparison& comparison);
+
+}  // namespace linkscope::report
