@@ -1,0 +1,58 @@
+// linkscope compare: what changed between two saved runs beyond noise; exit 6 when something got worse beyond
+// the threshold (a cluster acceptance gate).
+#include <cstdio>
+#include <memory>
+
+#include "cli/command.hpp"
+#include "core/error.hpp"
+#include "diagnose/diagnose.hpp"
+#include "report/compare_runs.hpp"
+
+namespace linkscope::cli {
+
+namespace {
+
+struct CompareOptions {
+  std::string base_path, new_path;
+  std::string threshold = "5%";
+  std::string format = "text";
+};
+
+int run_compare(const CompareOptions& options) {
+  const double threshold = report::parse_threshold(options.threshold);
+  RunDocument base = read_run_file(options.base_path);
+  RunDocument current = read_run_file(options.new_path);
+  // Findings are compared too: diagnose runs that were saved without a diagnosis.
+  if (!diagnose::has_diagnosis(base)) diagnose::diagnose(base);
+  if (!diagnose::has_diagnosis(current)) diagnose::diagnose(current);
+  report::Comparison comparison = report::compare_runs(base, current, threshold);
+  if (comparison.base_label.empty()) comparison.base_label = options.base_path;
+  if (comparison.current_label.empty()) comparison.current_label = options.new_path;
+  const std::string text = options.format == "json" ? report::comparison_to_json(comparison).dump(2) + "\n"
+                                                    : report::render_comparison_text(comparison);
+  std::fwrite(text.data(), 1, text.size(), stdout);
+  return comparison.regressed() ? to_int(ExitCode::kThreshold) : 0;
+}
+
+Command add_compare_command(CLI::App& parent, const std::vector<std::string>& /*argv*/) {
+  auto options = std::make_shared<CompareOptions>();
+  Command command;
+  command.app = parent.add_subcommand(
+      "compare", "Compare two saved runs: bandwidths, latencies, busbw, findings and topology facts beyond noise");
+  command.app->add_option("base", options->base_path, "the reference run (RUN.json)")->required();
+  command.app->add_option("new", options->new_path, "the run to check (RUN.json)")->required();
+  command.app->add_option("--threshold", options->threshold,
+                          "relative change that counts as a regression, in percent (exit 6 beyond it)")
+      ->capture_default_str();
+  command.app->add_option("--format", options->format, "text or json")
+      ->check(CLI::IsMember({"text", "json"}))
+      ->capture_default_str();
+  command.run = [options] { return run_compare(*options); };
+  return command;
+}
+
+const CommandRegistration kRegistration{61, &add_compare_command};
+
+}  // namespace
+
+}  // namespace linkscope::cli

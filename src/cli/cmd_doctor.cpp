@@ -1,0 +1,124 @@
+// linkscope doctor: evidence -> hypotheses -> findings -> one report directory (report.html, report.md, run.json,
+// SVG charts) and a short summary on stdout. Sources: a live run (collect_live_run), a saved run (--from) or a
+// topology file alone (--xml).
+#include <cstdio>
+#include <memory>
+
+#include <fmt/format.h>
+
+#include "cli/command.hpp"
+#include "cli/doctor_collect.hpp"
+#include "core/environment.hpp"
+#include "core/error.hpp"
+#include "diagnose/diagnose.hpp"
+#include "report/json_report.hpp"
+#include "report/report_render.hpp"
+#include "report/summary_text.hpp"
+
+#if __has_include("topo/topology_model.hpp")
+#include "topo/topology_model.hpp"
+#define LINKSCOPE_DOCTOR_HAS_TOPOLOGY_MODEL 1
+#endif
+
+namespace linkscope::cli {
+
+RunDocument collect_live_run(const DoctorOptions& /*options*/) {
+  throw UsageError(
+      "doctor: live collection is not wired yet; diagnose a saved run with --from RUN.json or a topology file with "
+      "--xml FILE");
+}
+
+namespace {
+
+Environment doctor_environment(const DoctorOptions& options) {
+  Environment env = Environment::from_process();
+  for (const auto& assignment : options.env_assignments) {
+    const auto [name, value] = parse_env_assignment(assignment);
+    env.set(name, value);
+  }
+  return env;
+}
+
+RunDocument run_from_topology_file(const DoctorOptions& options) {
+#ifdef LINKSCOPE_DOCTOR_HAS_TOPOLOGY_MODEL
+  const Environment env = doctor_environment(options);
+  const topo::TopologyModel model = topo::load_topology_file(options.xml_path, env);
+  RunDocument run = make_run("doctor", options.argv);
+  run.environment["variables"] = env.relevant();
+  run.model = topo::model_to_json(model);
+  return run;
+#else
+  (void)doctor_environment(options);  // still reject a malformed --env
+  throw UsageError("doctor --xml: this build has no topology model (src/topo); use --from RUN.json");
+#endif
+}
+
+int exit_code_for(const RunDocument& run, const std::string& fail_on) {
+  if (fail_on == "none") return 0;
+  const diagnose::Severity limit = fail_on == "error" ? diagnose::Severity::kError : diagnose::Severity::kWarning;
+  for (const auto& finding : diagnose::findings_from_json(run.findings)) {
+    if (finding.severity >= limit) return to_int(ExitCode::kThreshold);
+  }
+  return 0;
+}
+
+int run_doctor(const DoctorOptions& options) {
+  if (!options.from_path.empty() && !options.xml_path.empty()) {
+    throw UsageError("doctor: use --from RUN.json or --xml FILE, not both");
+  }
+  if (!options.from_path.empty() && !options.env_assignments.empty()) {
+    throw UsageError("doctor: --env applies to a live run or --xml, not to a saved run (--from)");
+  }
+  RunDocument run;
+  if (!options.from_path.empty()) {
+    std::fprintf(stderr, "linkscope doctor: diagnosing the saved run %s\n", options.from_path.c_str());
+    run = read_run_file(options.from_path);
+    diagnose::diagnose(run, false);  // keep the run's predictions, judge them again, run every rule
+  } else if (!options.xml_path.empty()) {
+    std::fprintf(stderr, "linkscope doctor: modelling %s (no measurement)\n", options.xml_path.c_str());
+    run = run_from_topology_file(options);
+    diagnose::diagnose(run, true);
+  } else {
+    run = collect_live_run(options);
+    diagnose::diagnose(run, false);
+  }
+  const auto written = report::write_report_directory(options.output_dir, run);
+  std::fprintf(stderr, "linkscope doctor: wrote %zu files to %s (open %s/report.html)\n", written.size(),
+               options.output_dir.c_str(), options.output_dir.c_str());
+  const std::string output = options.format == "json" ? report::render_json(run) : report::render_summary_text(run);
+  std::fwrite(output.data(), 1, output.size(), stdout);
+  return exit_code_for(run, options.fail_on);
+}
+
+Command add_doctor_command(CLI::App& parent, const std::vector<std::string>& argv) {
+  auto options = std::make_shared<DoctorOptions>();
+  options->argv = argv;
+  Command command;
+  command.app = parent.add_subcommand(
+      "doctor", "Diagnose the machine: hypotheses, findings and one report directory (report.html, report.md, run.json)");
+  command.app->add_option("--from", options->from_path, "re-diagnose a saved run (RUN.json) instead of measuring");
+  command.app->add_option("--xml", options->xml_path,
+                          "diagnose an NCCL topology XML alone (no measurement): missing or slow links, PCIe");
+  command.app->add_option("--output,-o", options->output_dir, "report directory")->capture_default_str();
+  command.app->add_option("--format", options->format, "stdout: text summary or the json Run document")
+      ->check(CLI::IsMember({"text", "json"}))
+      ->capture_default_str();
+  auto* quick = command.app->add_flag_callback("--quick", [options] { options->profile = "quick"; },
+                                               "live run: the short measurement profile");
+  auto* full = command.app->add_flag_callback("--full", [options] { options->profile = "full"; },
+                                              "live run: every pair, size and path (slow)");
+  quick->excludes(full);
+  command.app->add_option("--env", options->env_assignments,
+                          "NAME=VALUE: model NCCL as if this variable were set (repeatable)");
+  command.app->add_option("--fail-on", options->fail_on, "exit 6 when a finding has this severity or worse")
+      ->check(CLI::IsMember({"none", "warning", "error"}))
+      ->capture_default_str();
+  command.run = [options] { return run_doctor(*options); };
+  return command;
+}
+
+const CommandRegistration kRegistration{5, &add_doctor_command};
+
+}  // namespace
+
+}  // namespace linkscope::cli

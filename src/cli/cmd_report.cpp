@@ -1,0 +1,72 @@
+// linkscope report: renders a saved run (diagnosing it first when it has no diagnosis, or with --rediagnose).
+#include <cstdio>
+#include <filesystem>
+#include <memory>
+#include <optional>
+
+#include "cli/command.hpp"
+#include "core/error.hpp"
+#include "diagnose/diagnose.hpp"
+#include "report/report_render.hpp"
+
+namespace linkscope::cli {
+
+namespace {
+
+struct ReportOptions {
+  std::string run_path;
+  std::optional<std::string> format;  // text (default on stdout), md, html, json
+  std::string output;                 // DIR (existing, or ending in '/') or FILE
+  bool rediagnose = false;
+};
+
+bool names_directory(const std::string& path) {
+  return !path.empty() && (path.back() == '/' || std::filesystem::is_directory(path));
+}
+
+int run_report(const ReportOptions& options) {
+  RunDocument run = read_run_file(options.run_path);
+  if (options.rediagnose || !diagnose::has_diagnosis(run)) diagnose::diagnose(run, options.rediagnose);
+
+  if (options.output.empty()) {
+    const auto format = report::parse_report_format(options.format.value_or("text"));
+    const std::string text = report::render_report(run, format);
+    std::fwrite(text.data(), 1, text.size(), stdout);
+    return 0;
+  }
+  if (names_directory(options.output) && !options.format) {
+    const auto written = report::write_report_directory(options.output, run);
+    std::fprintf(stderr, "linkscope report: wrote %zu files to %s\n", written.size(), options.output.c_str());
+    return 0;
+  }
+  const auto format = report::parse_report_format(options.format.value_or("html"));
+  std::string path = options.output;
+  if (names_directory(path)) {
+    std::filesystem::create_directories(path);
+    path = (std::filesystem::path(path) / report::report_file_name(format)).string();
+  }
+  report::write_text_file(path, report::render_report(run, format));
+  std::fprintf(stderr, "linkscope report: wrote %s\n", path.c_str());
+  return 0;
+}
+
+Command add_report_command(CLI::App& parent, const std::vector<std::string>& /*argv*/) {
+  auto options = std::make_shared<ReportOptions>();
+  Command command;
+  command.app = parent.add_subcommand("report", "Render a saved run (RUN.json) as text, Markdown, HTML or JSON");
+  command.app->add_option("run", options->run_path, "a Run document written by linkscope (run.json)")->required();
+  command.app->add_option("--format", options->format,
+                          "text (default on stdout), md, html or json; with --output DIR and no --format: all");
+  command.app->add_option("--output,-o", options->output,
+                          "a FILE, or a DIR: report.html, report.md, run.json and the SVG charts");
+  command.app->add_flag("--rediagnose", options->rediagnose,
+                        "make and judge the hypotheses and run every rule again, replacing the saved diagnosis");
+  command.run = [options] { return run_report(*options); };
+  return command;
+}
+
+const CommandRegistration kRegistration{60, &add_report_command};
+
+}  // namespace
+
+}  // namespace linkscope::cli

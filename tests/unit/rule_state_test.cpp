@@ -1,0 +1,96 @@
+// gpu-count-mismatch, ecc-errors, gpu-throttled, wrong-results, noisy-measurement (process list and CV).
+#include <set>
+
+#include <gtest/gtest.h>
+
+#include "diagnose/diagnose.hpp"
+#include "diagnose_test_runs.hpp"
+
+namespace linkscope::diagnose {
+namespace {
+
+using test::kMiB;
+
+std::vector<Finding> findings(const RunDocument& run) { return find_problems(run); }
+
+TEST(RuleState, MigExplainsACountMismatch) {
+  RunDocument run = test::nvswitch_run(2);
+  run.system["visibility"]["cuda_device_count"] = 7;
+  run.system["gpus"][0]["mig_mode"] = "enabled";
+  const auto f = findings(run);
+  ASSERT_EQ(f.size(), 1u);
+  EXPECT_EQ(f[0].id, "gpu-count-mismatch");
+  EXPECT_EQ(f[0].severity, Severity::kWarning);
+  EXPECT_NE(f[0].cause.find("MIG"), std::string::npos);
+}
+
+TEST(RuleState, UnexplainedCountMismatchIsAnError) {
+  RunDocument run = test::nvswitch_run(2);
+  run.system["visibility"]["cuda_device_count"] = 1;
+  const auto f = findings(run);
+  ASSERT_EQ(f.size(), 1u);
+  EXPECT_EQ(f[0].severity, Severity::kError);
+}
+
+TEST(RuleState, EccSeverityFollowsTheCounter) {
+  RunDocument run = test::nvswitch_run(2);
+  run.system["gpus"][1]["ecc"]["aggregate_uncorrected"] = 2;
+  auto f = findings(run);
+  ASSERT_EQ(f.size(), 1u);
+  EXPECT_EQ(f[0].id, "ecc-errors");
+  EXPECT_EQ(f[0].severity, Severity::kWarning);
+  run.system["gpus"][1]["ecc"]["volatile_uncorrected"] = 1;
+  f = findings(run);
+  EXPECT_EQ(f[0].severity, Severity::kError);
+  EXPECT_EQ(f[0].gpus, std::vector<int>{1});
+}
+
+TEST(RuleState, ThermalThrottleWarnsPowerCapInformsIdleIsSilent) {
+  RunDocument run = test::nvswitch_run(2);
+  run.system["gpus"][0]["throttle_reasons"] = {"clocks_event_reason_sw_power_cap"};
+  auto f = findings(run);
+  ASSERT_EQ(f.size(), 1u);
+  EXPECT_EQ(f[0].severity, Severity::kInfo);
+  run.system["gpus"][0]["throttle_reasons"] = {"hw_thermal_slowdown"};
+  f = findings(run);
+  ASSERT_EQ(f.size(), 1u);
+  EXPECT_EQ(f[0].id, "gpu-throttled");
+  EXPECT_EQ(f[0].severity, Severity::kWarning);
+}
+
+TEST(RuleState, WrongDataIsAnError) {
+  RunDocument run = test::nvswitch_run(2);
+  auto bad = test::copy_point(0, 1, "ce", 64 * kMiB, 390.0);
+  bad["status"] = "wrong";
+  bad["wrong"] = 12;
+  test::add_copies(run, nlohmann::json::array({bad}));
+  const auto f = findings(run);
+  ASSERT_EQ(f.size(), 1u);
+  EXPECT_EQ(f[0].id, "wrong-results");
+  EXPECT_EQ(f[0].severity, Severity::kError);
+}
+
+TEST(RuleState, HighVariationAtBandwidthSizesIsNoiseButNotAtLatencySizes) {
+  RunDocument run = test::nvswitch_run(2);
+  test::add_copies(run, {test::copy_point(0, 1, "ce", 64 * 1024, 5.0, 0.4), test::copy_point(1, 0, "ce", 64 * 1024, 5.0, 0.3)});
+  EXPECT_TRUE(findings(run).empty());
+  test::add_copies(run, {test::copy_point(0, 1, "ce", 256 * kMiB, 390.0, 0.08),
+                         test::copy_point(1, 0, "ce", 256 * kMiB, 391.0, 0.01)});
+  const auto f = findings(run);
+  ASSERT_EQ(f.size(), 1u);
+  EXPECT_EQ(f[0].id, "noisy-measurement");
+}
+
+TEST(RuleState, LinkscopeItselfInTheProcessListIsNotForeign) {
+  RunDocument run = test::nvswitch_run(2);
+  run.system["gpus"][0]["processes"] = {{{"pid", 77}, {"name", "/usr/bin/linkscope"}}};
+  EXPECT_TRUE(findings(run).empty());
+  run.system["gpus"][0]["processes"].push_back({{"pid", 78}, {"name", "python3"}});
+  const auto f = findings(run);
+  ASSERT_EQ(f.size(), 1u);
+  EXPECT_EQ(f[0].id, "noisy-measurement");
+  EXPECT_NE(f[0].cause.find("pid 78 python3"), std::string::npos) << f[0].cause;
+}
+
+}  // namespace
+}  // namespace linkscope::diagnose
