@@ -1,0 +1,35 @@
+// report.md and the terminal summary for fixed Run documents (tests/fixtures/runs), compared byte for byte.
+#include <gtest/gtest.h>
+
+#include "report/markdown_report.hpp"
+#include "report/summary_text.hpp"
+#include "report_golden.hpp"
+
+namespace linkscope::report {
+namespace {
+
+class MarkdownGolden : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(MarkdownGolden, MatchesExpected) {
+  const std::string name = GetParam();
+  const RunDocument run = test::diagnosed_fixture(name + ".json");
+  MarkdownOptions options;
+  options.link_svg_files = true;
+  test::expect_golden(name + ".md", render_markdown(run, options));
+  test::expect_golden(name + ".summary.txt", render_summary_text(run));
+}
+
+INSTANTIATE_TEST_SUITE_P(Runs, MarkdownGolden,
+                         ::testing::Values("h200x2-healthy", "h200x2-busy-gpu1", "h200x2-nccl-p2p-disable",
+                                           "h200x2-cuda-visible-devices-1", "hgx-h200-8gpu-model-gpu5-no-nvlink",
+                                           "hgx-h200-8gpu-synthetic-gpu5-slow"),
+                         [](const auto& param_info) {
+                           std::string name = param_info.param;
+                           for (char& c : name) {
+                             if (c == '-') c = '_';
+                           }
+                           return name;
+                         });
+
+}  // namespace
+}  // namespace linkscope::report

@@ -1,0 +1,47 @@
+#pragma once
+// Golden-file comparison for report renderers: the expected text lives in tests/golden/expected/report/.
+// LINKSCOPE_UPDATE_GOLDEN=1 rewrites the expected files from the current output (review the diff, then commit).
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "core/run.hpp"
+#include "diagnose/diagnose.hpp"
+#include "support/run_command.hpp"
+
+namespace linkscope::test {
+
+inline std::string golden_path(const std::string& name) {
+  return std::string(LINKSCOPE_SOURCE_DIR) + "/tests/golden/expected/report/" + name;
+}
+
+inline void expect_golden(const std::string& name, const std::string& actual) {
+  const std::string path = golden_path(name);
+  const char* update = std::getenv("LINKSCOPE_UPDATE_GOLDEN");
+  if (update != nullptr && std::string(update) == "1") {
+    std::ofstream(path, std::ios::binary) << actual;
+    return;
+  }
+  const std::string expected = read_text(path);
+  ASSERT_FALSE(expected.empty()) << path << " is missing; run with LINKSCOPE_UPDATE_GOLDEN=1 to create it";
+  if (expected == actual) return;
+  // Show the first differing line, not two walls of text.
+  std::istringstream e(expected), a(actual);
+  std::string el, al;
+  int line = 1;
+  while (std::getline(e, el) && std::getline(a, al) && el == al) ++line;
+  ADD_FAILURE() << name << " differs from its golden file at line " << line << ":\n  expected: " << el
+                << "\n  actual:   " << al << "\n(LINKSCOPE_UPDATE_GOLDEN=1 rewrites " << path << ")";
+}
+
+// A fixture run (tests/fixtures/runs) with its diagnosis.
+inline RunDocument diagnosed_fixture(const std::string& name) {
+  RunDocument run = read_run_file(fixture("runs/" + name));
+  diagnose::diagnose(run);
+  return run;
+}
+
+}  // namespace linkscope::test
