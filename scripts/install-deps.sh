@@ -9,6 +9,7 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev
   clang libclang-rt-dev
   libopenmpi-dev openmpi-bin
+  python3-html5lib libxml2-utils
 )
 
 missing=()

@@ -69,22 +69,25 @@ int run_doctor(const DoctorOptions& options) {
   if (!options.from_path.empty() && !options.env_assignments.empty()) {
     throw UsageError("doctor: --env applies to a live run or --xml, not to a saved run (--from)");
   }
+  // Progress goes to stderr only once a step succeeded, so a failure stays a single error line.
   RunDocument run;
+  std::string source;
   if (!options.from_path.empty()) {
-    std::fprintf(stderr, "linkscope doctor: diagnosing the saved run %s\n", options.from_path.c_str());
     run = read_run_file(options.from_path);
     diagnose::diagnose(run, false);  // keep the run's predictions, judge them again, run every rule
+    source = "the saved run " + options.from_path;
   } else if (!options.xml_path.empty()) {
-    std::fprintf(stderr, "linkscope doctor: modelling %s (no measurement)\n", options.xml_path.c_str());
     run = run_from_topology_file(options);
     diagnose::diagnose(run, true);
+    source = options.xml_path + " (topology only, nothing measured)";
   } else {
     run = collect_live_run(options);
     diagnose::diagnose(run, false);
+    source = "this machine";
   }
   const auto written = report::write_report_directory(options.output_dir, run);
-  std::fprintf(stderr, "linkscope doctor: wrote %zu files to %s (open %s/report.html)\n", written.size(),
-               options.output_dir.c_str(), options.output_dir.c_str());
+  std::fprintf(stderr, "linkscope doctor: diagnosed %s; wrote %zu files to %s (open %s/report.html)\n",
+               source.c_str(), written.size(), options.output_dir.c_str(), options.output_dir.c_str());
   const std::string output = options.format == "json" ? report::render_json(run) : report::render_summary_text(run);
   std::fwrite(output.data(), 1, output.size(), stdout);
   return exit_code_for(run, options.fail_on);

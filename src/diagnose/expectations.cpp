@@ -11,9 +11,10 @@ constexpr double kKiB = 1024.0;
 // Anchors: /work/shared/research/anchors-h200x2.md (2 x H200 NV18, 18 x 26.562 = 478.1 GB/s per direction) and
 // p2p-anchors.md §7 (published H100/H200 numbers). "share" = measured / link status rate.
 constexpr std::array<ThresholdEntry, static_cast<std::size_t>(Threshold::kCount)> kTable{{
-    {Threshold::kLatencyBoundBelowBytes, "latency_bound_below_bytes", 1 * kMiB, "bytes",
-     "below this size a copy or collective is latency-bound: no rule judges its bandwidth",
-     "anchors-h200x2: all_reduce takes 15-24 us from 8 B to 512 KiB; copy 1 MiB is 61 GB/s vs 394 at 512 MiB"},
+    {Threshold::kLatencyBoundMaxBytes, "latency_bound_max_bytes", 1 * kMiB, "bytes",
+     "up to this size a copy or collective is latency-bound: no rule judges its bandwidth",
+     "anchors-h200x2: all_reduce takes 15-24 us from 8 B to 1 MiB (17.6 us at 1 MiB); copy 1 MiB is 61 GB/s vs 394 "
+     "at 512 MiB"},
     {Threshold::kLatencyRegionMaxBytes, "latency_region_max_bytes", 64 * kKiB, "bytes",
      "sizes up to this are used to test that small messages are latency-bound",
      "nccl-tests all_reduce -g 2: 17.0 us at 8 B, 22.1 us at 64 KiB (time nearly flat)"},
@@ -87,8 +88,9 @@ constexpr std::array<ThresholdEntry, static_cast<std::size_t>(Threshold::kCount)
      "compare: default relative change that counts as a regression",
      "SuperBench NDmv4 rules fail copy/busbw metrics at < -5% (p2p-anchors.md §4.3)"},
     {Threshold::kCompareLatencyBoundNoise, "compare_latency_bound_noise", 0.25, "share",
-     "compare: assumed relative noise of a latency-bound point (< 1 MiB) that carries no CV or CI",
-     "two nccl-tests all_reduce runs on one idle machine differ by up to 31% below 1 MiB (256 KiB: 24.4 vs 18.7 us); "
+     "compare: assumed relative noise of a latency-bound point (<= 1 MiB) that carries no CV or CI",
+     "two nccl-tests all_reduce runs on one idle machine differ by up to 31% up to 1 MiB (256 KiB: 24.4 vs 18.7 us), "
+     "by at most 2% from 2 MiB; "
      "two points at 25% each combine to 35%"},
 }};
 

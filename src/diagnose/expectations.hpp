@@ -8,7 +8,7 @@
 namespace linkscope::diagnose {
 
 enum class Threshold : std::size_t {
-  kLatencyBoundBelowBytes,
+  kLatencyBoundMaxBytes,
   kLatencyRegionMaxBytes,
   kLatencyBoundTimeRatio,
   kBandwidthCompareMinBytes,

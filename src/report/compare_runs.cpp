@@ -36,7 +36,7 @@ struct Measure {
 using MeasureMap = std::map<std::string, Measure>;  // key -> measure
 
 std::uint64_t latency_bound_bytes() {
-  return static_cast<std::uint64_t>(diagnose::threshold(diagnose::Threshold::kLatencyBoundBelowBytes));
+  return static_cast<std::uint64_t>(diagnose::threshold(diagnose::Threshold::kLatencyBoundMaxBytes));
 }
 
 std::string env_text(const std::map<std::string, std::string>& env) {
@@ -55,7 +55,7 @@ MeasureMap measures_of(const RunDocument& run) {
                                        format_bytes(p.bytes));
     Measure m;
     m.category = "p2p";
-    if (p.bytes < latency_bound_bytes()) {
+    if (p.bytes <= latency_bound_bytes()) {
       // Latency-bound: compare the time, with an assumed noise when the run recorded none.
       m.value = p.time_us ? *p.time_us : static_cast<double>(p.bytes) / (*p.bandwidth_gbps * 1e3);
       m.unit = "us";
@@ -92,7 +92,7 @@ MeasureMap measures_of(const RunDocument& run) {
                                        env.empty() ? "" : " [" + env + "]");
     Measure m;
     m.category = "collective";
-    if (p.bytes < latency_bound_bytes()) {
+    if (p.bytes <= latency_bound_bytes()) {
       if (!p.time_us) continue;
       m.value = *p.time_us;
       m.unit = "us";
@@ -193,7 +193,7 @@ void compare_findings(const RunDocument& base, const RunDocument& current, Compa
 // A fact with an order (more is better) or without one (versions, names).
 void compare_fact(Comparison& out, const std::string& what, const std::string& before, const std::string& after,
                   std::optional<double> before_value = std::nullopt, std::optional<double> after_value = std::nullopt) {
-  if (before == after) return;
+  if (before == after || before.empty() || after.empty()) return;  // a fact one run did not record is no change
   Change change{"topology", what, before.empty() ? "absent" : before, after.empty() ? "absent" : after,
                 std::nullopt, std::nullopt, ChangeKind::kChanged, false};
   if (before_value && after_value && *before_value != *after_value) {
@@ -284,18 +284,22 @@ Comparison compare_runs(const RunDocument& base, const RunDocument& current, dou
 std::string render_comparison_text(const Comparison& c) {
   std::string out = fmt::format("linkscope compare: {} -> {}\n", c.base_label.empty() ? "base" : c.base_label,
                                 c.current_label.empty() ? "new" : c.current_label);
-  out += fmt::format("A number changed when it moved by more than {} and by more than the two points' combined noise "
-                     "(CV/CI; {} assumed below {} when none was recorded).\n",
-                     format_percent(c.threshold),
+  out += fmt::format("A number changed when it moved by more than {:g}% and by more than the two points' combined "
+                     "noise (CV/CI; {} assumed up to {} when none was recorded).\n",
+                     c.threshold * 100.0,
                      format_percent(diagnose::threshold(diagnose::Threshold::kCompareLatencyBoundNoise)),
                      format_bytes(latency_bound_bytes()));
-  int worse = 0, better = 0, changed = 0;
+  int worse = 0, better = 0, facts = 0;
   for (const auto& ch : c.changes) {
-    (ch.kind == ChangeKind::kWorse ? worse : ch.kind == ChangeKind::kBetter ? better : changed) += 1;
+    if (!ch.relative) {
+      ++facts;
+    } else {
+      (ch.kind == ChangeKind::kWorse ? worse : better) += 1;
+    }
   }
-  out += fmt::format("Compared {} numbers: {} worse, {} better, {} within threshold or noise; {} only in the base run, "
-                     "{} only in the new run.\n",
-                     c.compared, worse, better, c.within, c.only_in_base, c.only_in_current);
+  out += fmt::format("Compared {} numbers present in both runs: {} worse, {} better, {} within the threshold or the "
+                     "noise; {} only in the base run, {} only in the new run. {} finding/topology change(s).\n",
+                     c.compared, worse, better, c.within, c.only_in_base, c.only_in_current, facts);
   for (const auto& note : c.notes) out += "Note: " + note + "\n";
   auto list = [&](ChangeKind kind, const char* heading) {
     std::vector<const Change*> items;
@@ -317,8 +321,9 @@ std::string render_comparison_text(const Comparison& c) {
   list(ChangeKind::kWorse, "WORSE");
   list(ChangeKind::kBetter, "BETTER");
   list(ChangeKind::kChanged, "CHANGED (no better or worse)");
-  out += c.regressed() ? fmt::format("\nResult: REGRESSION beyond {} (exit 6)\n", format_percent(c.threshold))
-                       : fmt::format("\nResult: no regression beyond {}\n", format_percent(c.threshold));
+  const std::string threshold = fmt::format("{:g}%", c.threshold * 100.0);
+  out += c.regressed() ? fmt::format("\nResult: REGRESSION beyond {} (exit 6)\n", threshold)
+                       : fmt::format("\nResult: no regression beyond {}\n", threshold);
   return out;
 }
 

@@ -190,7 +190,7 @@ std::string render_html(const RunDocument& run) {
       for (const auto& s : series) multi = multi || s.points.size() > 1;
       if (!multi) continue;
       curves = true;
-      out += figure(copy_curve_svg(data, method, series), "below 1 MiB a copy is latency-bound");
+      out += figure(copy_curve_svg(data, method, series), "up to 1 MiB a copy is latency-bound: its GB/s is not a link property");
     }
     if (!curves) out += missing("Only one size was measured; see the matrices above.");
     if (const auto sweep = copy_sweep_table(data); !sweep.empty()) {
@@ -217,7 +217,7 @@ std::string render_html(const RunDocument& run) {
     out += missing(not_measured("NCCL collectives"));
   } else {
     out += figure(collectives_svg(data), "busbw = algbw x the collective's bus factor (nccl-tests); "
-                                         "below 1 MiB the numbers are latency, not bandwidth");
+                                         "up to 1 MiB the numbers are latency, not bandwidth");
     out += table_or(collectives_latency_table(data), "No collective point.");
     out += "<details><summary>busbw per size (GB/s, out-of-place)</summary>\n" +
            table_or(collectives_table(data), "No collective measured ok.") + "</details>\n";

@@ -147,7 +147,7 @@ std::string render_markdown(const RunDocument& run, const MarkdownOptions& optio
   } else {
     out += image(kCollectivesSvg, "busbw against size");
     out += table_or(collectives_latency_table(data), "No collective point.");
-    out += "busbw (GB/s, out-of-place) per size; below 1 MiB the numbers are latency, not bandwidth:\n\n";
+    out += "busbw (GB/s, out-of-place) per size; up to 1 MiB the numbers are latency, not bandwidth:\n\n";
     out += table_or(collectives_table(data), "No collective measured ok.");
   }
   if (const auto runtime = runtime_table(data); !runtime.empty()) {

@@ -245,9 +245,9 @@ Table collectives_table(const ReportData& data) {
   }
   table.header.push_back("size");
   for (const auto& s : data.busbw_curves) table.header.push_back(s.name);
-  const auto latency_bound = static_cast<std::uint64_t>(diagnose::threshold(diagnose::Threshold::kLatencyBoundBelowBytes));
+  const auto latency_bound = static_cast<std::uint64_t>(diagnose::threshold(diagnose::Threshold::kLatencyBoundMaxBytes));
   for (const auto bytes : sizes) {
-    std::vector<Cell> row{number(format_bytes(bytes), bytes < latency_bound ? "latency-bound" : "")};
+    std::vector<Cell> row{number(format_bytes(bytes), bytes <= latency_bound ? "latency-bound" : "")};
     for (const auto& s : data.busbw_curves) {
       const auto it = std::find_if(s.points.begin(), s.points.end(), [&](const SeriesPoint& p) { return p.bytes == bytes; });
       row.push_back(it == s.points.end() ? number("") : number(format_number(it->value)));

@@ -1,0 +1,151 @@
+// linkscope doctor: saved runs (--from), topology files (--xml), the live path's one-line refusal, report files,
+// exit codes (0, 2, 6 with --fail-on).
+#include <filesystem>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "support/run_command.hpp"
+#include "support/temp_dir.hpp"
+
+namespace linkscope {
+namespace {
+
+using test::fixture;
+using test::read_text;
+using test::run_command;
+
+bool one_line(const std::string& text) { return !text.empty() && text.find('\n') == text.size() - 1; }
+
+TEST(DoctorCli, LiveCollectionNotWiredIsAOneLineUsageError) {
+  test::TempDir dir;
+  const auto result = run_command(LINKSCOPE_BINARY, {"doctor", "-o", dir.path() + "/r"});
+  EXPECT_EQ(result.exit_code, 2);
+  EXPECT_TRUE(one_line(result.err)) << result.err;
+  EXPECT_NE(result.err.find("live collection is not wired yet"), std::string::npos) << result.err;
+  EXPECT_FALSE(std::filesystem::exists(dir.path() + "/r"));
+}
+
+TEST(DoctorCli, FromSavedHealthyRunWritesTheReportDirectory) {
+  test::TempDir dir;
+  const std::string out = dir.path() + "/report";
+  const auto result = run_command(LINKSCOPE_BINARY, {"doctor", "--from", fixture("runs/h200x2-healthy.json"), "-o", out});
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_NE(result.out.find("Findings: none"), std::string::npos) << result.out;
+  EXPECT_NE(result.out.find("7 confirmed"), std::string::npos) << result.out;
+  EXPECT_NE(result.err.find("report.html"), std::string::npos) << "progress goes to stderr: " << result.err;
+  for (const char* file : {"report.html", "report.md", "run.json", "topology.svg", "p2p-heatmap-ce.svg",
+                           "collectives.svg", "ladder.svg"}) {
+    EXPECT_TRUE(std::filesystem::exists(out + "/" + file)) << file;
+  }
+  const auto saved = nlohmann::json::parse(read_text(out + "/run.json"));
+  EXPECT_EQ(saved.at("findings").size(), 0u);
+  EXPECT_GE(saved.at("hypotheses").size(), 7u);
+}
+
+TEST(DoctorCli, FailOnTurnsWarningsIntoExitSix) {
+  test::TempDir dir;
+  const std::string run = fixture("runs/h200x2-busy-gpu1.json");
+  auto result = run_command(LINKSCOPE_BINARY, {"doctor", "--from", run, "-o", dir.path() + "/a"});
+  EXPECT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_NE(result.out.find("noisy-measurement"), std::string::npos);
+  result = run_command(LINKSCOPE_BINARY, {"doctor", "--from", run, "-o", dir.path() + "/b", "--fail-on", "warning"});
+  EXPECT_EQ(result.exit_code, 6);
+  result = run_command(LINKSCOPE_BINARY, {"doctor", "--from", run, "-o", dir.path() + "/c", "--fail-on", "error"});
+  EXPECT_EQ(result.exit_code, 0);
+}
+
+TEST(DoctorCli, JsonFormatPrintsTheDiagnosedRun) {
+  test::TempDir dir;
+  const auto result = run_command(LINKSCOPE_BINARY, {"doctor", "--from", fixture("runs/h200x2-nccl-p2p-disable.json"),
+                                                     "-o", dir.path() + "/r", "--format", "json"});
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  const auto run = nlohmann::json::parse(result.out);
+  ASSERT_EQ(run.at("findings").size(), 1u);
+  EXPECT_EQ(run.at("findings")[0].at("id"), "nccl-env-path-removed");
+}
+
+TEST(DoctorCli, BadInputIsAOneLineErrorWithExitTwo) {
+  test::TempDir dir;
+  const std::string malformed = dir.write("bad.json", "{\n  \"schema_version\": \"1.0\",\n  oops\n}\n");
+  const std::string other_major = dir.write("v2.json", "{\"schema_version\": \"2.0\"}\n");
+  const std::vector<std::vector<std::string>> cases = {
+      {"doctor", "--from", dir.path() + "/missing.json"},
+      {"doctor", "--from", malformed},
+      {"doctor", "--from", other_major},
+      {"doctor", "--from", fixture("runs/h200x2-healthy.json"), "--xml", fixture("topo/azure-ncv4-topo.xml")},
+      {"doctor", "--from", fixture("runs/h200x2-healthy.json"), "--env", "NCCL_P2P_DISABLE=1"},
+      {"doctor", "--quick", "--full"},
+      {"doctor", "--format", "yaml"},
+      {"doctor", "--fail-on", "sometimes"},
+  };
+  for (const auto& args : cases) {
+    auto with_output = args;
+    with_output.insert(with_output.end(), {"-o", dir.path() + "/out"});
+    const auto result = run_command(LINKSCOPE_BINARY, with_output);
+    EXPECT_EQ(result.exit_code, 2) << args[1] << " " << args.back() << ": " << result.err;
+    EXPECT_TRUE(one_line(result.err)) << result.err;
+  }
+  EXPECT_NE(run_command(LINKSCOPE_BINARY, {"doctor", "--from", malformed}).err.find("bad.json:3"), std::string::npos);
+}
+
+TEST(DoctorCli, UnwritableReportDirectoryIsAnError) {
+  test::TempDir dir;
+  const std::string file = dir.write("occupied", "x");
+  const auto result =
+      run_command(LINKSCOPE_BINARY, {"doctor", "--from", fixture("runs/h200x2-healthy.json"), "-o", file + "/sub"});
+  EXPECT_EQ(result.exit_code, 2) << result.err;
+  EXPECT_TRUE(one_line(result.err)) << result.err;
+}
+
+// --xml needs the topology model (src/topo). Until this build has it, doctor says so in one line.
+class DoctorXml : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    test::TempDir dir;
+    const auto probe = run_command(LINKSCOPE_BINARY, {"doctor", "--xml", fixture("topo/azure-ncv4-topo.xml"), "-o",
+                                                      dir.path() + "/probe"});
+    if (probe.exit_code == 2 && probe.err.find("no topology model") != std::string::npos) {
+      GTEST_SKIP() << "this build has no topology model (src/topo): " << probe.err;
+    }
+  }
+};
+
+TEST_F(DoctorXml, HealthyHgxTopologyFileHasNoFinding) {
+  test::TempDir dir;
+  const auto result = run_command(LINKSCOPE_BINARY, {"doctor", "--xml", fixture("topo/hgx-h200-8gpu-nvswitch-vm-socketnic.xml"),
+                                                     "-o", dir.path() + "/r", "--format", "json"});
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  const auto run = nlohmann::json::parse(result.out);
+  EXPECT_EQ(run.at("findings").size(), 0u) << run.at("findings").dump(2);
+  EXPECT_FALSE(run.at("model").at("nodes").empty());
+  EXPECT_TRUE(run.at("measurements").empty());
+}
+
+struct XmlVariant {
+  const char* file;
+  const char* finding;
+  int rank;
+};
+
+class DoctorXmlVariant : public DoctorXml, public ::testing::WithParamInterface<XmlVariant> {};
+
+TEST_P(DoctorXmlVariant, FindsThePlantedFaultAndNothingElse) {
+  const std::string xml = fixture(std::string("topo-variants/") + GetParam().file);
+  if (!std::filesystem::exists(xml)) GTEST_SKIP() << xml << " is not in this checkout (written with src/topo)";
+  test::TempDir dir;
+  const auto result = run_command(LINKSCOPE_BINARY, {"doctor", "--xml", xml, "-o", dir.path() + "/r", "--format", "json"});
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  const auto findings = nlohmann::json::parse(result.out).at("findings");
+  ASSERT_EQ(findings.size(), 1u) << findings.dump(2);
+  EXPECT_EQ(findings[0].at("id"), GetParam().finding);
+  EXPECT_EQ(findings[0].at("gpus"), nlohmann::json::array({GetParam().rank}));
+}
+
+INSTANTIATE_TEST_SUITE_P(Variants, DoctorXmlVariant,
+                         ::testing::Values(XmlVariant{"hgx-h200-gpu3-pcie-gen4.xml", "pcie-link-degraded", 3},
+                                           XmlVariant{"hgx-h200-gpu5-no-nvlink.xml", "nvlink-missing", 5},
+                                           XmlVariant{"hgx-h200-gpu2-17-nvlinks.xml", "nvlink-link-down", 2}));
+
+}  // namespace
+}  // namespace linkscope
