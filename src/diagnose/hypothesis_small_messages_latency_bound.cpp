@@ -21,7 +21,8 @@ struct Series {
 }  // namespace
 
 std::optional<Hypothesis> make_small_messages_latency_bound(const Evidence& evidence) {
-  if (evidence.gpus.empty() && evidence.model_gpus.empty()) return std::nullopt;
+  // Judged on GPU-to-GPU copies and collectives: a machine (or a CUDA view of it) with one GPU has neither.
+  if (evidence.visible_ordinals().size() < 2 && evidence.model_gpus.size() < 2) return std::nullopt;
   const auto max_small = static_cast<std::uint64_t>(threshold(Threshold::kLatencyRegionMaxBytes));
   const double ratio = threshold(Threshold::kLatencyBoundTimeRatio);
   Hypothesis hypothesis;

@@ -145,7 +145,7 @@ std::string render_html(const RunDocument& run) {
   out += section_open("hypotheses", "Hypotheses");
   out += "<p>Predictions made from the hardware facts and NCCL's model before measuring, judged by the "
          "measurements.</p>\n";
-  out += table_or(hypotheses_table(data), "No hypothesis: the run has no hardware facts or model to predict from.",
+  out += table_or(hypotheses_table(data), "No hypothesis: predictions need two or more GPUs visible to CUDA, or a topology model.",
                   "hypotheses");
   out += "</section>\n";
 
@@ -172,6 +172,9 @@ std::string render_html(const RunDocument& run) {
   out += section_open("p2p", "P2P copies");
   if (!ev.p2p_measured) {
     out += missing(not_measured("P2P copies"));
+  } else if (data.matrices.empty()) {
+    out += missing("No GPU-to-GPU copy in this run (fewer than two GPUs visible to CUDA).");
+    if (const auto host = host_copy_table(run); !host.empty()) out += "<h3>Host copies</h3>\n" + table_html(host);
   } else {
     out += "<div class=\"grid\">\n";
     for (const auto& matrix : data.matrices) {

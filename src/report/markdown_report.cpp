@@ -93,7 +93,7 @@ std::string render_markdown(const RunDocument& run, const MarkdownOptions& optio
 
   out += "## Hypotheses\n\n";
   out += "Predictions made from the hardware facts and NCCL's model before measuring, judged by the measurements.\n\n";
-  out += table_or(hypotheses_table(data), "No hypothesis: the run has no hardware facts or model to predict from.");
+  out += table_or(hypotheses_table(data), "No hypothesis: predictions need two or more GPUs visible to CUDA, or a topology model.");
 
   out += "## The four numbers\n\n";
   out += "Per GPU pair type: what the wires carry, what NCCL's model assumes, what a copy measured and what NCCL "
@@ -115,6 +115,9 @@ std::string render_markdown(const RunDocument& run, const MarkdownOptions& optio
   out += "## P2P copies\n\n";
   if (!ev.p2p_measured) {
     out += "_" + not_measured("P2P copies") + "_\n\n";
+  } else if (data.matrices.empty()) {
+    out += "_No GPU-to-GPU copy in this run (fewer than two GPUs visible to CUDA)._\n\n";
+    if (const auto host = host_copy_table(run); !host.empty()) out += "### Host copies\n\n" + table_text(host);
   } else {
     for (const auto& matrix : data.matrices) {
       out += fmt::format("### {} copy, GB/s at {} (row = source, column = destination)\n\n", method_label(matrix.method),

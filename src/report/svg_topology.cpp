@@ -31,6 +31,7 @@ struct Edge {
 
 std::string fill_for(const std::string& type) {
   if (type == "GPU") return "#dbe9f6";
+  if (type == "HIDDEN") return "#eeeeee";
   if (type == "NVS") return "#e6dcf2";
   if (type == "CPU") return "#e8e8e8";
   if (type == "PCI") return "#fff2cc";
@@ -292,8 +293,10 @@ std::string from_system(const diagnose::Evidence& evidence) {
   double x = kMargin + kBoxWidth / 2;
   std::optional<std::pair<double, double>> span;
   for (const auto& gpu : evidence.gpus) {
-    Box box{gpu.cuda_ordinal ? fmt::format("gpu{}", *gpu.cuda_ordinal) : "nvml" + gpu.pci_bdf, "GPU", gpu.label(),
-            gpu.pci_bdf, x, top_row};
+    // A GPU hidden from CUDA (CUDA_VISIBLE_DEVICES, MIG) is drawn greyed out.
+    Box box{gpu.cuda_ordinal ? fmt::format("gpu{}", *gpu.cuda_ordinal) : "nvml" + gpu.pci_bdf,
+            gpu.cuda_ordinal ? "GPU" : "HIDDEN", gpu.cuda_ordinal ? gpu.label() : "hidden GPU", gpu.pci_bdf, x,
+            top_row};
     boxes.push_back(box);
     if (gpu.links_to_nvswitch()) {
       span = span ? std::make_pair(std::min(span->first, x), std::max(span->second, x)) : std::make_pair(x, x);
@@ -319,8 +322,7 @@ std::string from_system(const diagnose::Evidence& evidence) {
                                           : std::string("PCIe")});
   }
   if (span) boxes.push_back({"NVS", "NVS", "", "", 0, 0});
-  return draw(boxes, edges, "From the hardware facts (NVML); NUMA placement not known per GPU unless reported.", span,
-              "NVSwitch");
+  return draw(boxes, edges, "From the hardware facts (NVML); grey: a GPU hidden from CUDA.", span, "NVSwitch");
 }
 
 }  // namespace

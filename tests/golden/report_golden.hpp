@@ -32,7 +32,14 @@ inline void expect_golden(const std::string& name, const std::string& actual) {
   std::istringstream e(expected), a(actual);
   std::string el, al;
   int line = 1;
-  while (std::getline(e, el) && std::getline(a, al) && el == al) ++line;
+  while (true) {
+    const bool more_e = static_cast<bool>(std::getline(e, el));
+    const bool more_a = static_cast<bool>(std::getline(a, al));
+    if (!more_e) el = "<end of file>";
+    if (!more_a) al = "<end of file>";
+    if (!more_e || !more_a || el != al) break;
+    ++line;
+  }
   ADD_FAILURE() << name << " differs from its golden file at line " << line << ":\n  expected: " << el
                 << "\n  actual:   " << al << "\n(LINKSCOPE_UPDATE_GOLDEN=1 rewrites " << path << ")";
 }
