@@ -37,8 +37,9 @@ void check_shape(const SmKernelShape& shape) {
     throw UsageError(fmt::format("--sm-bulk-chunk {}: must be a multiple of 16 bytes from 1K to 64K",
                                  format_size(shape.bulk_chunk_bytes)));
   }
-  if (shape.bulk_stages < 1 || shape.bulk_stages > 8) {
-    throw UsageError(fmt::format("--sm-bulk-stages {}: must be 1 to 8", shape.bulk_stages));
+  if (shape.bulk_stages < 2 || shape.bulk_stages > 8) {
+    // One stage would leave nothing to overlap: the next load could only start after the store finished.
+    throw UsageError(fmt::format("--sm-bulk-stages {}: must be 2 to 8", shape.bulk_stages));
   }
 }
 

@@ -88,15 +88,15 @@ std::vector<AsymmetryRow> asymmetry_by_size(const std::vector<CopyPoint>& points
       const auto key = std::make_tuple(ab.method, ab.direction, ab.sm_kernel, ab.bytes);
       auto it = rows.find(key);
       if (it == rows.end() || relative > it->second.max_relative) {
-        rows[key] = {ab.method, ab.direction, ab.bytes, relative, ab.src, ab.dst,
-                     ab.latency_dominated || ba.latency_dominated};
+        rows[key] = {ab.method,   ab.direction, ab.sm_kernel, ab.bytes, relative, ab.src,
+                     ab.dst,      ab.latency_dominated || ba.latency_dominated};
       }
     }
   }
   std::vector<AsymmetryRow> out;
   for (const auto& [key, row] : rows) out.push_back(row);
   std::stable_sort(out.begin(), out.end(), [](const AsymmetryRow& a, const AsymmetryRow& b) {
-    return std::tie(a.method, a.direction, a.bytes) < std::tie(b.method, b.direction, b.bytes);
+    return std::tie(a.method, a.direction, a.sm_kernel, a.bytes) < std::tie(b.method, b.direction, b.sm_kernel, b.bytes);
   });
   return out;
 }
@@ -159,7 +159,9 @@ nlohmann::json to_json(const P2pResults& results) {
   }
   nlohmann::json asymmetry = nlohmann::json::array();
   for (const auto& a : asymmetry_by_size(results.points)) {
-    asymmetry.push_back({{"method", a.method}, {"direction", a.direction}, {"bytes", a.bytes},
+    asymmetry.push_back({{"method", a.method}, {"direction", a.direction},
+                         {"sm_kernel", a.sm_kernel.empty() ? nlohmann::json(nullptr) : nlohmann::json(a.sm_kernel)},
+                         {"bytes", a.bytes},
                          {"max_relative", a.max_relative}, {"pair", {a.a, a.b}},
                          {"latency_dominated", a.latency_dominated}});
   }

@@ -87,6 +87,7 @@ struct DeviceInfo {
 struct AsymmetryRow {
   std::string method;
   std::string direction;
+  std::string sm_kernel;           // SM copies: the kernel shape (several in a tuning run)
   std::uint64_t bytes = 0;
   double max_relative = 0;
   int a = 0, b = 0;                // the pair where it is largest
