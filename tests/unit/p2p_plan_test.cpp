@@ -45,6 +45,7 @@ TEST(P2pPlan, ShapeValuesOutOfRangeAreUsageErrors) {
   EXPECT_THROW(expand_sm_shapes({{}, {}, {-1}, {}, {}, {}}), UsageError);
   EXPECT_THROW(expand_sm_shapes({{"bulk"}, {}, {}, {}, {1000}, {}}), UsageError);
   EXPECT_THROW(expand_sm_shapes({{"bulk"}, {}, {}, {}, {}, {9}}), UsageError);
+  EXPECT_THROW(expand_sm_shapes({{"bulk"}, {}, {}, {}, {}, {1}}), UsageError);
 }
 
 TEST(P2pPlan, MemoryNeedsTwoBuffersPerNamedGpu) {
