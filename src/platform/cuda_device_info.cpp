@@ -48,7 +48,10 @@ DeviceMemory device_memory(int device) {
 int require_cuda_devices() {
   const char* reason = nullptr;
   const int count = cuda_device_count_or_zero(&reason);
-  if (count == 0) throw DeviceError(fmt::format("no usable CUDA GPU: {}", reason != nullptr ? reason : "none visible"));
+  if (count == 0) {
+    throw DeviceError(fmt::format("no usable CUDA GPU ({}): is the NVIDIA driver loaded and a GPU visible?",
+                                  reason != nullptr ? reason : "none visible"));
+  }
   return count;
 }
 

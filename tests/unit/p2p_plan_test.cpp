@@ -94,3 +94,35 @@ TEST(P2pPlan, RequestConfigRoundTrips) {
 
 }  // namespace
 }  // namespace linkscope::plan
+
+#include "plan/p2p_options.hpp"
+
+namespace linkscope::plan {
+namespace {
+
+TEST(P2pOptions, ListsAndValidation) {
+  EXPECT_EQ(parse_int_list("1, 2,4", "--x"), (std::vector<int>{1, 2, 4}));
+  EXPECT_TRUE(parse_int_list("", "--x").empty());
+  EXPECT_THROW(parse_int_list("1,a", "--x"), UsageError);
+  EXPECT_THROW(parse_int_list("1,", "--x"), UsageError);
+  EXPECT_EQ(parse_size_list("8K,16K", "--y"), (std::vector<std::uint64_t>{8192, 16384}));
+  CopyCommandOptions o;
+  o.sm_kernel = "vec,vec_nc256";
+  o.sm_unroll = "4,8";
+  EXPECT_EQ(sm_shapes(o).size(), 4u);
+  o.target_ci = 0;
+  EXPECT_THROW(sampling_policy(o), UsageError);
+  o.target_ci = 0.01;
+  o.max_time_s = -1;
+  EXPECT_THROW(sampling_policy(o), UsageError);
+  o.max_time_s = 1;
+  o.forced_ops = kMaxOpsPerSample + 1;
+  EXPECT_THROW(sampling_policy(o), UsageError);
+  o.mode = "both";
+  EXPECT_THROW(initiator_of(o), UsageError);
+  o.format = "xml";
+  EXPECT_THROW(check_output_options(o), UsageError);
+}
+
+}  // namespace
+}  // namespace linkscope::plan
