@@ -115,6 +115,24 @@ SampleTimes CopySession::run(int ops) {
   return times;
 }
 
+void preload_sample_kernels(int device, LaunchGate& gate) {
+  platform::Stream stream(device);
+  platform::DeviceBuffer scratch(device, 16);
+  platform::DeviceBuffer counter(device, sizeof(unsigned long long));
+  gate.reset();
+  gate.hold(device, stream.get());
+  gate.release();
+  platform::ScopedDevice scope(device);
+  launch_poison(scratch.get(), 16, 0, stream.get());
+  launch_fill_pattern(scratch.get(), 16, 0, stream.get());
+  launch_count_mismatches(scratch.get(), 16, 0, counter.as<unsigned long long>(), stream.get());
+  // A device-local copy too, in case the driver implements it with a kernel of its own.
+  LINKSCOPE_CUDA_CHECK(cudaMemcpyAsync(counter.get(), scratch.get(), sizeof(unsigned long long), cudaMemcpyDeviceToDevice,
+                                       stream.get()));
+  stream.synchronize();
+  gate.reset();
+}
+
 PointSamples sample_point(CopySession& session, const SamplingSettings& settings) {
   const auto& transfers = session.transfers();
   const std::size_t n = transfers.size();

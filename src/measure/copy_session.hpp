@@ -66,6 +66,12 @@ class CopySession {
   bool verify_;
 };
 
+// Loads the kernels a sample launches (gate spin kernel, poison, mismatch count) on `device` before any
+// measurement. With CUDA's lazy module loading (the default since CUDA 12.2) the first launch of a kernel loads
+// its module, and loading may wait for the device to go idle: inside a gated sample that device is busy with a
+// spin kernel that waits for the host, so the launch would stall until the gate's watchdog fires.
+void preload_sample_kernels(int device, LaunchGate& gate);
+
 // Calibration, warm-up and adaptive samples of one point.
 struct SamplingSettings {
   SamplingPolicy policy;

@@ -239,6 +239,14 @@ SmCopyKernel::SmCopyKernel(int device, const plan::SmKernelShape& shape) : devic
                                  "shared memory than one SM has (use fewer --sm-threads or a smaller --sm-unroll)",
                                  label_, device, threads_));
   }
+  // Loads the kernel on this GPU now: with lazy module loading a first launch inside a gated sample could wait
+  // for the device to go idle, which it does not while the gate's spin kernel runs.
+  cudaFuncAttributes attributes{};
+  if (use_bulk_) {
+    LINKSCOPE_CUDA_CHECK(cudaFuncGetAttributes(&attributes, bulk_copy_kernel));
+  } else {
+    LINKSCOPE_CUDA_CHECK(cudaFuncGetAttributes(&attributes, vec_kernel_));
+  }
   int ctas = effective.ctas_per_sm == 0 ? per_sm : std::min(effective.ctas_per_sm, per_sm);
   if (effective.ctas_per_sm > per_sm) label_ += fmt::format(" (only {} CTAs fit per SM)", per_sm);
   if (effective.ctas_per_sm == 0) label_ += fmt::format(" (= {} CTAs per SM)", per_sm);

@@ -69,6 +69,7 @@ class P2pRun {
     check_memory();
     prepare_peer_access();
     allocate_buffers();
+    for (int d : devices_) preload_sample_kernels(d, gate_);
     if (request_.measure_copy) measure_copies();
     if (request_.measure_host) measure_host_copies();
     if (request_.measure_latency) measure_latency();

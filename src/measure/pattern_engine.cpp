@@ -47,6 +47,11 @@ class PatternRunner {
                                                            fmt::format("patterns of {} per edge", format_size(request_.bytes)));
       if (!shortfall.empty()) throw UsageError(shortfall);
     }
+    std::vector<plan::DirectedPair> all_edges;
+    for (const auto& p : request_.plans) {
+      if (p.runnable) all_edges.insert(all_edges.end(), p.spec.edges.begin(), p.spec.edges.end());
+    }
+    for (int d : plan::devices_of(all_edges)) preload_sample_kernels(d, gate_);
     std::vector<plan::PatternResult> results;
     for (const auto& p : request_.plans) {
       results.push_back(p.runnable ? run_pattern(p.spec) : skipped(p));
