@@ -40,7 +40,7 @@ void add_copy_command_options(App& app, CopyCommandOptions& o) {
   app.add_option("--format", o.format, "text (default) or json (the Run document on stdout)");
   app.add_option("--output", o.output, "Also write the Run document (JSON) to FILE");
   const char* hidden = "";
-  app.add_option("--ops", o.forced_ops, "Operations per sample instead of the >= 1 ms rule")->group(hidden);
+  app.add_option("--ops", o.forced_ops, "Operations per sample instead of the >= 20 ms rule")->group(hidden);
   app.add_option("--sm-kernel", o.sm_kernel, "SM copy kernel variant(s): vec,vec_cg,vec_nc,vec_nc256,bulk")->group(hidden);
   app.add_option("--sm-threads", o.sm_threads, "Threads per CTA, list")->group(hidden);
   app.add_option("--sm-ctas-per-sm", o.sm_ctas_per_sm, "Resident CTAs per SM (0 = as many as fit), list")->group(hidden);

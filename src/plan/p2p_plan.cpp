@@ -135,7 +135,7 @@ nlohmann::json to_json(const P2pRequest& request) {
           {"warmup_samples", request.warmup_samples},
           {"ops_per_sample_rule", request.forced_ops > 0
                                       ? fmt::format("fixed {}", request.forced_ops)
-                                      : fmt::format("sample >= {} ms, at most {} ops", kTargetSampleSeconds * 1e3,
+                                      : fmt::format("sample >= {:g} ms, at most {} ops", kTargetSampleSeconds * 1e3,
                                                     kMaxOpsPerSample)},
           {"seed", request.seed},
           {"sizes_bytes", request.sizes},

@@ -56,12 +56,14 @@ struct SmShapeLists {
 // threads/unroll, vec* ignore the bulk sizes). Throws UsageError for a value out of range.
 std::vector<SmKernelShape> expand_sm_shapes(const SmShapeLists& lists);
 
-// Operations per sample: enough that one sample lasts >= kTargetSampleSeconds, so the ~0.5 us resolution of
-// CUDA events is <= 0.05% of it, but never more than kMaxOpsPerSample, because every operation of a sample
-// is enqueued while the launch gate holds the stream and CUDA blocks the host once ~1000 launches are
-// pending (a blocked host would stall behind its own gate). `seconds_per_op` comes from a calibration sample
-// of one operation. Large copies get 1 (a 1 GiB copy already takes ~2.7 ms).
-inline constexpr double kTargetSampleSeconds = 1e-3;
+// Operations per sample: enough that one sample lasts >= kTargetSampleSeconds, so what each sample pays once
+// (CUDA event resolution ~0.5 us; the first operation starting after the start event; in multi-stream samples
+// the cross-GPU event waits that open and close the shared window, a few us each) stays <= ~0.05% of it. But
+// never more than kMaxOpsPerSample: every operation of a sample is enqueued while the launch gate holds the
+// stream, and CUDA blocks the host once ~1000 launches are pending (the host would then stall behind its own
+// gate until the watchdog fires). `seconds_per_op` comes from a calibration sample of one operation. So a 1 GiB
+// copy (~2.7 ms) gets 8 operations, a 1 KiB copy 128 (its time is latency anyway).
+inline constexpr double kTargetSampleSeconds = 20e-3;
 inline constexpr int kMaxOpsPerSample = 128;
 int ops_per_sample(double seconds_per_op);
 

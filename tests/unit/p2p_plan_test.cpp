@@ -7,11 +7,12 @@
 namespace linkscope::plan {
 namespace {
 
-TEST(P2pPlan, OpsPerSampleMakeASampleLastAboutAMillisecond) {
-  EXPECT_EQ(ops_per_sample(2.7e-3), 1);    // 1 GiB at ~400 GB/s
-  EXPECT_EQ(ops_per_sample(1e-3), 1);
-  EXPECT_EQ(ops_per_sample(0.4e-3), 3);    // ceil(2.5)
-  EXPECT_EQ(ops_per_sample(20e-6), 50);
+TEST(P2pPlan, OpsPerSampleMakeASampleLastTwentyMilliseconds) {
+  EXPECT_EQ(ops_per_sample(2.7e-3), 8);    // 1 GiB at ~400 GB/s: ceil(7.4)
+  EXPECT_EQ(ops_per_sample(20e-3), 1);
+  EXPECT_EQ(ops_per_sample(50e-3), 1);
+  EXPECT_EQ(ops_per_sample(1.36e-3), 15);  // 512 MiB
+  EXPECT_EQ(ops_per_sample(200e-6), 100);
   EXPECT_EQ(ops_per_sample(2e-6), kMaxOpsPerSample);  // small copies: capped by the launch queue
   EXPECT_EQ(ops_per_sample(0), kMaxOpsPerSample);
   for (double t : {1e-7, 3e-6, 5e-5, 7e-4, 1.0}) {
