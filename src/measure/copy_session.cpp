@@ -169,4 +169,24 @@ PointSamples sample_point(CopySession& session, const SamplingSettings& settings
   return out;
 }
 
+Summary bandwidth_summary(const PointSamples& samples, std::size_t transfer, std::uint64_t bytes) {
+  std::vector<double> gbps;
+  for (double seconds : samples.op_seconds.at(transfer)) gbps.push_back(gigabytes_per_second(bytes, seconds));
+  return summarize(gbps);
+}
+
+Summary time_us_summary(const PointSamples& samples, std::size_t transfer) {
+  std::vector<double> us;
+  for (double seconds : samples.op_seconds.at(transfer)) us.push_back(seconds * 1e6);
+  return summarize(us);
+}
+
+plan::PointStatus failure_status(const Error& e) {
+  return e.code() == ExitCode::kTimeout ? plan::PointStatus::kTimeout : plan::PointStatus::kError;
+}
+
+std::string wrong_reason(std::uint64_t wrong_words) {
+  return fmt::format("{} words of the destination did not match the source", wrong_words);
+}
+
 }  // namespace linkscope::measure

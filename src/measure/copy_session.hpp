@@ -4,8 +4,10 @@
 #include <vector>
 
 #include "core/adaptive_sampler.hpp"
+#include "core/error.hpp"
 #include "measure/copy_sm_kernel.hpp"
 #include "measure/launch_gate.hpp"
+#include "plan/p2p_result.hpp"
 #include "platform/cuda_resources.hpp"
 
 namespace linkscope::measure {
@@ -92,5 +94,14 @@ struct PointSamples {
 // then samples until the sampler is done. The sampler watches the single transfer's GB/s, or with several
 // transfers the aggregate GB/s.
 PointSamples sample_point(CopySession& session, const SamplingSettings& settings);
+
+// Over the samples of transfer i: GB/s (bytes / time per operation) and microseconds per operation.
+Summary bandwidth_summary(const PointSamples& samples, std::size_t transfer, std::uint64_t bytes);
+Summary time_us_summary(const PointSamples& samples, std::size_t transfer);
+
+// The status an item gets when measuring it threw: `timeout` for the gate's watchdog, else `error`.
+plan::PointStatus failure_status(const Error& e);
+// The reason of a `wrong` item.
+std::string wrong_reason(std::uint64_t wrong_words);
 
 }  // namespace linkscope::measure

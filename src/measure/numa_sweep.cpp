@@ -4,7 +4,6 @@
 
 #include "discover/cpu_list.hpp"
 #include "platform/cpu_affinity.hpp"
-#include "platform/cuda_device_info.hpp"
 
 namespace linkscope::measure {
 
@@ -16,10 +15,7 @@ std::vector<plan::DeviceInfo> devices_of(const std::vector<plan::PatternPlan>& p
     if (p.runnable) edges.insert(edges.end(), p.spec.edges.begin(), p.spec.edges.end());
   }
   std::vector<plan::DeviceInfo> devices;
-  for (int d : plan::devices_of(edges)) {
-    const auto info = platform::cuda_device_info(d);
-    devices.push_back({info.id, info.name, info.pci_bdf, info.uuid, info.sm_count, fmt::format("{}.{}", info.major, info.minor)});
-  }
+  for (int d : plan::devices_of(edges)) devices.push_back(describe_device(d));
   return devices;
 }
 

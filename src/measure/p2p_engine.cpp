@@ -1,6 +1,5 @@
 #include "measure/p2p_engine.hpp"
 
-#include <chrono>
 #include <map>
 #include <memory>
 #include <optional>
@@ -9,9 +8,11 @@
 
 #include "core/error.hpp"
 #include "core/size.hpp"
+#include "measure/copy_host.hpp"
 #include "measure/copy_session.hpp"
 #include "measure/copy_sm_kernel.hpp"
 #include "measure/latency_chase.hpp"
+#include "measure/latency_probe.hpp"
 #include "measure/launch_gate.hpp"
 #include "measure/verify_pattern.hpp"
 #include "platform/cuda_check.hpp"
@@ -32,26 +33,6 @@ constexpr std::uint32_t kHostSeedSlot = 0xFFFFu;  // derived_seed slot of the pi
 constexpr int kCeLatencyCopies = 100;
 constexpr std::uint64_t kCeLatencyBytes = 16;
 
-Summary summarize_scaled(const std::vector<double>& values, double scale) {
-  std::vector<double> scaled;
-  scaled.reserve(values.size());
-  for (double v : values) scaled.push_back(v * scale);
-  return summarize(scaled);
-}
-
-Summary summarize_bandwidth(const std::vector<double>& op_seconds, std::uint64_t bytes) {
-  std::vector<double> gbps;
-  gbps.reserve(op_seconds.size());
-  for (double s : op_seconds) gbps.push_back(gigabytes_per_second(bytes, s));
-  return summarize(gbps);
-}
-
-std::string status_reason(const Error& e) { return e.what(); }
-
-PointStatus status_of(const Error& e) {
-  return e.code() == ExitCode::kTimeout ? PointStatus::kTimeout : PointStatus::kError;
-}
-
 class P2pRun {
  public:
   P2pRun(const plan::P2pRequest& request, const ProgressCallback& progress) : request_(request), progress_(progress) {}
@@ -61,11 +42,7 @@ class P2pRun {
     const int count = platform::require_cuda_devices();
     plan::check_in_range(request_.pairs, count);
     devices_ = plan::devices_of(request_.pairs);
-    for (int d : devices_) {
-      const auto info = platform::cuda_device_info(d);
-      results_.devices.push_back({info.id, info.name, info.pci_bdf, info.uuid, info.sm_count,
-                                  fmt::format("{}.{}", info.major, info.minor)});
-    }
+    for (int d : devices_) results_.devices.push_back(describe_device(d));
     check_memory();
     prepare_peer_access();
     allocate_buffers();
@@ -233,7 +210,7 @@ class P2pRun {
         const PointSamples samples = sample_point(session, settings());
         fill_points(points, samples);
       } catch (const Error& e) {
-        for (auto& p : points) p.status = status_of(e), p.reason = status_reason(e);
+        for (auto& p : points) p.status = failure_status(e), p.reason = e.what();
       }
     }
     for (const auto& p : points) {
@@ -247,8 +224,8 @@ class P2pRun {
     if (points.size() > 1) total = plan::stat3_of(summarize(samples.aggregate_gbps));
     for (std::size_t i = 0; i < points.size(); ++i) {
       auto& p = points[i];
-      const Summary time_us = summarize_scaled(samples.op_seconds[i], 1e6);
-      const Summary gbps = summarize_bandwidth(samples.op_seconds[i], p.bytes);
+      const Summary time_us = time_us_summary(samples, i);
+      const Summary gbps = bandwidth_summary(samples, i, p.bytes);
       p.ops_per_sample = samples.ops;
       p.samples = gbps.count;
       p.stop_reason = to_string(samples.stop_reason);
@@ -260,7 +237,7 @@ class P2pRun {
       p.wrong = samples.wrong[i];
       if (p.wrong > 0) {
         p.status = PointStatus::kWrong;
-        p.reason = fmt::format("{} words of the destination did not match the source", p.wrong);
+        p.reason = wrong_reason(p.wrong);
       }
     }
   }
@@ -273,86 +250,13 @@ class P2pRun {
                        p.time_us->median, p.samples, p.cv * 100, p.wrong > 0 ? fmt::format(", {} WRONG", p.wrong) : "");
   }
 
-  // ----- host <-> device -----
-
   void measure_host_copies() {
-    const std::uint64_t bytes = request_.resolved_host_bytes();
-    std::optional<platform::PinnedHostBuffer> host_src, host_dst;
-    try {
-      host_src.emplace(plan::buffer_bytes_for(bytes));
-      host_dst.emplace(plan::buffer_bytes_for(bytes));
-      platform::ScopedDevice scope(devices_.front());
-      launch_fill_pattern(device_view(*host_src, devices_.front()), bytes, derived_seed(request_.seed, kHostSeedSlot),
-                          nullptr);
-      LINKSCOPE_CUDA_CHECK(cudaDeviceSynchronize());
-    } catch (const Error& e) {
-      for (int d : devices_) {
-        for (const char* direction : {"h2d", "d2h"}) {
-          plan::HostPoint h;
-          h.gpu = d;
-          h.direction = direction;
-          h.bytes = bytes;
-          h.status = status_of(e);
-          h.reason = fmt::format("pinned host buffers of {}: {}", format_size(bytes), e.what());
-          results_.host.push_back(h);
-        }
-      }
-      return;
-    }
-    for (int d : devices_) {
-      for (const bool to_device : {true, false}) {
-        plan::HostPoint h;
-        h.gpu = d;
-        h.direction = to_device ? "h2d" : "d2h";
-        h.bytes = bytes;
-        Transfer t;
-        t.kind = TransferKind::kCopyEngine;
-        t.initiator = d;
-        t.bytes = bytes;
-        t.check_device = d;
-        if (to_device) {
-          t.src = host_src->get();
-          t.dst = buffers_.at(d).dst.get();
-          t.dst_device = d;
-          t.seed = derived_seed(request_.seed, kHostSeedSlot);
-        } else {
-          t.src = buffers_.at(d).src.get();
-          t.src_device = d;
-          t.dst = host_dst->get();
-          t.seed = seed_of_gpu(d);
-        }
-        try {
-          if (!to_device) t.check_dst = device_view(*host_dst, d);
-          CopySession session({t}, gate_, request_.verify);
-          const PointSamples samples = sample_point(session, settings());
-          const Summary gbps = summarize_bandwidth(samples.op_seconds[0], bytes);
-          h.ops_per_sample = samples.ops;
-          h.samples = gbps.count;
-          h.time_us = plan::stat3_of(summarize_scaled(samples.op_seconds[0], 1e6));
-          h.bandwidth_gbps = plan::stat3_of(gbps);
-          h.cv = gbps.cv;
-          h.wrong = samples.wrong[0];
-          if (h.wrong > 0) {
-            h.status = PointStatus::kWrong;
-            h.reason = fmt::format("{} words of the destination did not match the source", h.wrong);
-          }
-          say(fmt::format("host {} GPU {} {}: {:.1f} GB/s ({} samples)", h.direction, d, format_size(bytes),
-                          gbps.median, gbps.count));
-        } catch (const Error& e) {
-          h.status = status_of(e);
-          h.reason = e.what();
-          say(fmt::format("host {} GPU {}: {}", h.direction, d, h.reason));
-        }
-        results_.host.push_back(h);
-      }
-    }
-  }
-
-  static void* device_view(const platform::PinnedHostBuffer& buffer, int device) {
-    platform::ScopedDevice scope(device);
-    void* pointer = nullptr;
-    LINKSCOPE_CUDA_CHECK(cudaHostGetDevicePointer(&pointer, buffer.get(), 0));
-    return pointer;
+    const auto buffers_of = [this](int gpu) {
+      return GpuCopyBuffers{buffers_.at(gpu).src.get(), seed_of_gpu(gpu), buffers_.at(gpu).dst.get()};
+    };
+    results_.host = measure::measure_host_copies(devices_, request_.resolved_host_bytes(),
+                                                 derived_seed(request_.seed, kHostSeedSlot), request_.verify,
+                                                 buffers_of, gate_, settings(), progress_);
   }
 
   // ----- latency -----
@@ -374,12 +278,10 @@ class P2pRun {
 
   const void* chain_on(int owner) {
     auto it = chains_.find(owner);
-    if (it != chains_.end()) return it->second.get();
-    platform::DeviceBuffer chain(owner, kChaseFootprintBytes);
-    const auto words = build_chase_chain(reinterpret_cast<std::uint64_t>(chain.get()), kChaseFootprintBytes,
-                                         request_.seed + static_cast<std::uint32_t>(owner));
-    LINKSCOPE_CUDA_CHECK(cudaMemcpy(chain.get(), words.data(), words.size() * sizeof(std::uint64_t), cudaMemcpyHostToDevice));
-    return chains_.emplace(owner, std::move(chain)).first->second.get();
+    if (it == chains_.end()) {
+      it = chains_.emplace(owner, make_chase_chain(owner, request_.seed + static_cast<std::uint32_t>(owner))).first;
+    }
+    return it->second.get();
   }
 
   // A kernel on the destination follows pointers stored in the source's memory: the latency of one load of
@@ -397,42 +299,15 @@ class P2pRun {
       return l;
     }
     try {
-      const void* chain = chain_on(pair.src);
-      const int reader = pair.dst;
-      platform::DeviceBuffer sink(reader, sizeof(std::uint64_t));
-      platform::Stream stream(reader);
-      platform::Event start(reader), stop(reader);
-      platform::ScopedDevice scope(reader);
-      // One untimed lap brings the chain into the owner's L2 and the translations into the reader's TLBs.
-      launch_pointer_chase(chain, kChaseFootprintBytes / kChaseNodeBytes, sink.as<std::uint64_t>(), stream.get());
-      stream.synchronize();
-      AdaptiveSampler sampler(request_.sampling);
-      while (!sampler.done()) {
-        const auto began = std::chrono::steady_clock::now();
-        gate_.reset();
-        gate_.hold(reader, stream.get());
-        start.record(stream.get());
-        launch_pointer_chase(chain, kChaseStepsPerSample, sink.as<std::uint64_t>(), stream.get());
-        stop.record(stream.get());
-        gate_.release();
-        stream.synchronize();
-        if (gate_.expired()) throw TimeoutError("the launch gate's watchdog fired during a pointer chase");
-        const double ns = platform::Event::elapsed_ms(start, stop) * 1e6 / static_cast<double>(kChaseStepsPerSample);
-        sampler.add(ns, std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count());
-      }
-      const Summary s = sampler.summary();
-      l.latency_ns = plan::stat3_of(s);
-      l.samples = s.count;
-      l.cv = s.cv;
+      fill_latency(l, sample_pointer_chase(pair.dst, chain_on(pair.src), gate_, request_.sampling));
     } catch (const Error& e) {
-      l.status = status_of(e);
+      l.status = failure_status(e);
       l.reason = e.what();
     }
     return l;
   }
 
-  // Back-to-back 16-byte copies on one stream: each starts when the previous one has completed, so the time
-  // per copy is the latency of a small copy-engine transfer (p2pBandwidthLatencyTest's GPU latency).
+  // 16-byte copies issued by the initiator of the current mode (p2pBandwidthLatencyTest's "GPU latency").
   plan::LatencyPoint small_ce_copies(const DirectedPair& pair) {
     plan::LatencyPoint l;
     l.src = pair.src;
@@ -461,19 +336,18 @@ class P2pRun {
     t.seed = seed_of_gpu(pair.src);
     t.check_device = pair.dst;
     try {
-      CopySession session({t}, gate_, false);
-      SamplingSettings fixed = settings();
-      fixed.forced_ops = kCeLatencyCopies;
-      const PointSamples samples = sample_point(session, fixed);
-      const Summary s = summarize_scaled(samples.op_seconds[0], 1e9);
-      l.latency_ns = plan::stat3_of(s);
-      l.samples = s.count;
-      l.cv = s.cv;
+      fill_latency(l, sample_small_copies(t, kCeLatencyCopies, gate_, settings()));
     } catch (const Error& e) {
-      l.status = status_of(e);
+      l.status = failure_status(e);
       l.reason = e.what();
     }
     return l;
+  }
+
+  static void fill_latency(plan::LatencyPoint& l, const Summary& ns) {
+    l.latency_ns = plan::stat3_of(ns);
+    l.samples = ns.count;
+    l.cv = ns.cv;
   }
 
   const plan::P2pRequest& request_;
@@ -488,6 +362,11 @@ class P2pRun {
 };
 
 }  // namespace
+
+plan::DeviceInfo describe_device(int device) {
+  const auto info = platform::cuda_device_info(device);
+  return {info.id, info.name, info.pci_bdf, info.uuid, info.sm_count, fmt::format("{}.{}", info.major, info.minor)};
+}
 
 plan::P2pResults run_p2p(const plan::P2pRequest& request, const ProgressCallback& progress) {
   return P2pRun(request, progress).run();

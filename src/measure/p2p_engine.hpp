@@ -19,6 +19,9 @@ using ProgressCallback = std::function<void(const std::string&)>;
 // cudaMemGetInfo before allocating), DeviceError (exit 3) when there is no usable GPU.
 plan::P2pResults run_p2p(const plan::P2pRequest& request, const ProgressCallback& progress);
 
+// Name, PCI BDF, UUID, SM count and compute capability of one GPU, for the results.
+plan::DeviceInfo describe_device(int device);
+
 // Device memory kept free beyond the copy buffers (CUDA context growth, latency chains, counters).
 inline constexpr std::uint64_t kContextMarginBytes = 128ull << 20;
 

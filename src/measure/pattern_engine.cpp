@@ -164,13 +164,8 @@ class PatternRunner {
       r.ops_per_sample = samples.ops;
       r.stop_reason = to_string(samples.stop_reason);
       for (std::size_t i = 0; i < r.edges.size(); ++i) {
-        std::vector<double> gbps, time_us;
-        for (double s : samples.op_seconds[i]) {
-          gbps.push_back(gigabytes_per_second(request_.bytes, s));
-          time_us.push_back(s * 1e6);
-        }
-        r.edges[i].bandwidth_gbps = plan::stat3_of(summarize(gbps));
-        r.edges[i].time_us = plan::stat3_of(summarize(time_us));
+        r.edges[i].bandwidth_gbps = plan::stat3_of(bandwidth_summary(samples, i, request_.bytes));
+        r.edges[i].time_us = plan::stat3_of(time_us_summary(samples, i));
         r.wrong += samples.wrong[i];
       }
       if (r.wrong > 0) {
@@ -181,7 +176,7 @@ class PatternRunner {
       plan::compute_scaling(r);
       if (r.wrong > 0) r.status = PointStatus::kWrong;
     } catch (const Error& e) {
-      r.status = e.code() == ExitCode::kTimeout ? PointStatus::kTimeout : PointStatus::kError;
+      r.status = failure_status(e);
       r.reason = e.what();
     }
     return r;
@@ -196,9 +191,7 @@ class PatternRunner {
       try {
         CopySession session({transfer}, gate_, request_.verify);
         const PointSamples samples = sample_point(session, settings());
-        std::vector<double> gbps;
-        for (double s : samples.op_seconds[0]) gbps.push_back(gigabytes_per_second(request_.bytes, s));
-        alone.gbps = summarize(gbps).median;
+        alone.gbps = bandwidth_summary(samples, 0, request_.bytes).median;
         wrong += samples.wrong[0];
         say(fmt::format("patterns: edge {}>{} alone: {:.1f} GB/s", edge.src, edge.dst, *alone.gbps));
       } catch (const Error& e) {
