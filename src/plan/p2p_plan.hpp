@@ -30,8 +30,15 @@ std::string initiator_name(Initiator initiator);  // "dst" | "src"
 //   vec_nc256  vec_nc plus an L2 256-byte prefetch hint on every load (sm_80+)
 //   bulk       Hopper bulk copies (cp.async.bulk, TMA): global -> shared -> global in `bulk_chunk_bytes`
 //              pieces, `bulk_stages` pieces in flight per CTA (sm_90; other GPUs fall back to vec)
+//
+// Default vec_nc256: nvbandwidth's SM copy (plain 16-byte loads, one 512-thread CTA per SM, unroll 12) reads
+// 376 GB/s on H200 NVLink against 394 for the copy engine, which moves 256-byte payloads; the 256-byte L2
+// prefetch hint is the plain-load variant that can ask the memory system for 256 bytes at a time, and the
+// non-coherent, no-L1-allocate path keeps streaming data out of L1. Two CTAs of 512 threads with 8 loads each
+// keep 128 KiB in flight per SM (~17 MB GPU-wide; ~0.4 MB covers NVLink's ~0.8 us round trip at 478 GB/s).
+// p2p_tune.sh measures the alternatives; change these initialisers to adopt a better shape.
 struct SmKernelShape {
-  std::string variant = "vec";
+  std::string variant = "vec_nc256";
   int threads = 512;            // threads per CTA (vec*)
   int ctas_per_sm = 2;          // resident CTAs per SM; 0 = as many as fit
   int unroll = 8;               // 1, 2, 4, 8, 12 or 16 (vec*)
