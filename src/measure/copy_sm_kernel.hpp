@@ -30,7 +30,6 @@ class SmCopyKernel {
   const plan::SmKernelShape& shape() const { return shape_; }
   // The requested shape's label, plus what changed on this GPU ("bulk 16Kx4 c2 (ran as vec: needs sm_90)").
   const std::string& label() const { return label_; }
-  int grid_ctas() const { return max_ctas_; }
 
  private:
   int device_;
