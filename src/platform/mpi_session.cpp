@@ -8,6 +8,9 @@
 #include "core/run.hpp"
 
 #ifdef LINKSCOPE_HAVE_MPI
+// The C API only: the deprecated C++ bindings would need libmpi_cxx at link time.
+#define OMPI_SKIP_MPICXX 1
+#define MPICH_SKIP_MPICXX 1
 #include <mpi.h>
 #endif
 
