@@ -211,12 +211,19 @@ std::optional<std::string> dominant_transport(const NcclRuntimeInfo& info) {
   return std::nullopt;
 }
 
-std::optional<std::string> widest_gpu_path_type(const NcclRuntimeInfo& info) {
+std::optional<std::string> worst_path_type(const std::vector<std::string>& types) {
   std::optional<std::string> worst;
-  for (const auto& path : info.gpu_paths) {
-    if (!worst || path_rank(path.type) > path_rank(*worst)) worst = path.type;
+  for (const auto& type : types) {
+    if (path_rank(type) < 0) continue;
+    if (!worst || path_rank(type) > path_rank(*worst)) worst = type;
   }
   return worst;
+}
+
+std::optional<std::string> widest_gpu_path_type(const NcclRuntimeInfo& info) {
+  std::vector<std::string> types;
+  for (const auto& path : info.gpu_paths) types.push_back(path.type);
+  return worst_path_type(types);
 }
 
 nlohmann::json runtime_run_json(const NcclRuntimeInfo& info, const std::string& context,

@@ -77,6 +77,10 @@ std::optional<std::string> dominant_transport(const NcclRuntimeInfo& info);
 // i.e. the NCCL_P2P_LEVEL that still allows P2P between all of them; nothing when the log has no GPU paths.
 std::optional<std::string> widest_gpu_path_type(const NcclRuntimeInfo& info);
 
+// The worst of NCCL path types (LOC < NVL < NVB < C2C < PIX < PXB < P2C < PXN < PHB < SYS < NET < DIS);
+// unknown names are ignored; nothing when none is known.
+std::optional<std::string> worst_path_type(const std::vector<std::string>& types);
+
 // JSON of one run for the Run document's `runtime.runs[]` (docs/run-schema.md).
 nlohmann::json runtime_run_json(const NcclRuntimeInfo& info, const std::string& context,
                                 const std::map<std::string, std::string>& env);

@@ -165,3 +165,17 @@ TEST(NcclLog, RunJsonFollowsTheContract) {
 
 }  // namespace
 }  // namespace linkscope::runtime
+
+namespace linkscope::runtime {
+namespace {
+
+TEST(NcclLog, WorstPathTypeFollowsNcclsOrder) {
+  EXPECT_EQ(worst_path_type({"NVL", "PIX"}), "PIX");
+  EXPECT_EQ(worst_path_type({"PHB", "PXN", "C2C"}), "PHB");
+  EXPECT_EQ(worst_path_type({"NVL", "bogus"}), "NVL");
+  EXPECT_FALSE(worst_path_type({}).has_value());
+  EXPECT_FALSE(worst_path_type({"bogus"}).has_value());
+}
+
+}  // namespace
+}  // namespace linkscope::runtime
