@@ -289,6 +289,18 @@ report::NcclTestsPreamble nccl_tests_preamble(const CollState& state, const coll
   return p;
 }
 
+// Sizes that nccl-tests' rounding changes (not a multiple of the element size, or of ranks x 16 bytes).
+std::vector<std::string> rounding_notes(const coll::CollPlan& plan, int nranks) {
+  std::vector<std::string> notes;
+  for (std::uint64_t bytes : plan.sizes) {
+    for (auto type : plan.types) {
+      const auto counts = coll::collective_counts(plan.op, bytes, coll::type_size(type), nranks);
+      if (auto note = coll::rounding_note(plan.op, bytes, counts, nranks)) notes.push_back(std::move(*note));
+    }
+  }
+  return notes;
+}
+
 // --dry-run: what would run, on which processes and GPUs, without touching NCCL. Under MPI it exercises the
 // bootstrap (ranks, node-local ranks, gather, broadcast) and checks that every process got the same options.
 int dry_run(CollState& state, Setup& setup, const runtime::LaunchEnvironment& launch) {
@@ -330,6 +342,7 @@ int dry_run(CollState& state, Setup& setup, const runtime::LaunchEnvironment& la
               plan.gpus_per_process, group.size() * plan.gpus_per_process);
   for (const auto& l : lines) std::printf("%s\n", l.c_str());
   for (const auto& note : plan.notes) std::printf("note: %s\n", note.c_str());
+  for (const auto& note : rounding_notes(plan, group.size() * plan.gpus_per_process)) std::printf("note: %s\n", note.c_str());
   std::printf("runtime layer: %s\n", setup.capture->active() ? "recorded (NCCL_DEBUG=INFO into a private file)"
                                                               : setup.capture->reason().c_str());
   return 0;
@@ -401,13 +414,8 @@ int run_coll_processes(CollState& state, Setup& setup, const runtime::LaunchEnvi
   if (printer) {
     for (const auto& note : plan.notes) std::fprintf(stderr, "linkscope: note: %s\n", note.c_str());
     if (!setup.capture->active()) std::fprintf(stderr, "linkscope: note: %s\n", setup.capture->reason().c_str());
-    for (std::uint64_t bytes : plan.sizes) {
-      for (auto type : plan.types) {
-        const auto counts = coll::collective_counts(plan.op, bytes, coll::type_size(type), nranks);
-        if (const auto note = coll::rounding_note(plan.op, bytes, counts, nranks)) {
-          if (setup.format != OutputFormat::kNcclTests) std::fprintf(stderr, "linkscope: note: %s\n", note->c_str());
-        }
-      }
+    if (setup.format != OutputFormat::kNcclTests) {
+      for (const auto& note : rounding_notes(plan, nranks)) std::fprintf(stderr, "linkscope: note: %s\n", note.c_str());
     }
   }
 
