@@ -94,18 +94,17 @@ std::map<std::string, std::string> nccl_variables(const Environment& env) {
 // Prints results as they arrive (rank 0 only): linkscope's table, nccl-tests' rows or progress lines.
 class Printer {
  public:
-  Printer(OutputFormat format, bool enabled, bool quiet, std::string sampling)
-      : format_(format), enabled_(enabled), quiet_(quiet), sampling_(std::move(sampling)) {}
+  Printer(OutputFormat format, bool enabled, bool quiet, bool cputime, std::string sampling)
+      : format_(format), enabled_(enabled), quiet_(quiet), cputime_(cputime), sampling_(std::move(sampling)) {}
 
   void on_size(const coll::CollectiveSeries& series, const std::vector<coll::CollectivePoint>& points) {
     if (!enabled_) return;
     for (const auto& p : points) {
-      if (p.status != "ok") ++failures_;
       if (p.wrong && *p.wrong > 0) ++out_of_bounds_;
     }
     if (format_ == OutputFormat::kText) {
       if (series.points.size() == points.size()) {  // the first size of a series
-        std::fputs((started_ ? "#\n" : ""), stdout);
+        if (series_printed_++ > 0) std::fputs("#\n", stdout);
         std::fputs(report::render_collective_header(series, sampling_).c_str(), stdout);
       }
       for (const auto& p : points) std::fputs(report::render_collective_row(p).c_str(), stdout);
@@ -119,7 +118,6 @@ class Printer {
                      p.busbw_gbps ? fmt::format("busbw {:.2f} GB/s", *p.busbw_gbps).c_str() : p.status.c_str());
       }
     }
-    started_ = true;
     std::fflush(stdout);
   }
 
@@ -129,9 +127,11 @@ class Printer {
  private:
   report::NcclTestsCell cell(const coll::CollectiveSeries& s, const coll::CollectivePoint& p) {
     report::NcclTestsCell c;
-    // nccl-tests reports the mean time of its iterations; so does this format.
-    c.time_us = p.time->mean_us;
-    const auto bw = coll::collective_bandwidth(s.op, p.count, coll::type_size(s.dtype), c.time_us * 1e-6, s.nranks);
+    // nccl-tests reports the mean time of its iterations (bandwidth from it), or with -C the host time spent
+    // enqueueing one operation.
+    const double time_us = p.time->mean_us;
+    c.time_us = cputime_ ? p.cputime_us.value_or(0) : time_us;
+    const auto bw = coll::collective_bandwidth(s.op, p.count, coll::type_size(s.dtype), time_us * 1e-6, s.nranks);
     c.algbw_gbps = bw.algbw_gbps;
     c.busbw_gbps = bw.busbw_gbps;
     if (p.wrong) c.wrong = static_cast<double>(*p.wrong);
@@ -166,9 +166,9 @@ class Printer {
   OutputFormat format_;
   bool enabled_;
   bool quiet_;
+  bool cputime_;
   std::string sampling_;
-  bool started_ = false;
-  int failures_ = 0;
+  int series_printed_ = 0;
   int out_of_bounds_ = 0;
   double busbw_sum_ = 0;
   int cells_ = 0;
@@ -456,7 +456,7 @@ int run_coll_processes(CollState& state, Setup& setup, const runtime::LaunchEnvi
     prototype.devices = measure::gather_device_records(comms, group);
 
     const std::string sampling = sampling_text(plan, options);
-    Printer out(setup.format, printer, state.options.quiet, sampling);
+    Printer out(setup.format, printer, state.options.quiet, state.options.report_cputime, sampling);
     if (printer && setup.format == OutputFormat::kNcclTests) {
       std::fputs(report::render_nccl_tests_preamble(
                      nccl_tests_preamble(state, plan, options, prototype.devices, reduced_max))

@@ -153,9 +153,11 @@ class PointRun {
     return false;
   }
 
+  // At least one untimed operation (as nccl-tests' "sync" op), so NCCL connects the paths this size uses
+  // before any gated batch: connection setup must not happen while the gate holds the streams.
   bool warm_up() {
-    for (int w = 0; w < options_.warmup_iters; ++w) enqueue_iteration(static_cast<std::uint64_t>(w));
-    return options_.warmup_iters == 0 || wait("warm-up");
+    for (int w = 0; w < std::max(1, options_.warmup_iters); ++w) enqueue_iteration(static_cast<std::uint64_t>(w));
+    return wait("warm-up");
   }
 
   // Checks one operation's output on every rank; the wrong-element count over all ranks, or nothing when
@@ -215,7 +217,10 @@ class PointRun {
       for (std::size_t i = 0; i < n; ++i) record(i, 0);
       for (int it = 0; it < iterations; ++it) {
         if (graphs != nullptr) {
-          for (std::size_t i = 0; i < n; ++i) LINKSCOPE_CUDA_CHECK(cudaGraphLaunch(graphs->execs[i], comms_.stream(i)));
+          for (std::size_t i = 0; i < n; ++i) {
+            platform::ScopedDevice scope(comms_.local(i).device);
+            LINKSCOPE_CUDA_CHECK(cudaGraphLaunch(graphs->execs[i], comms_.stream(i)));
+          }
         } else {
           enqueue_iteration(next_iteration_++);
         }
