@@ -436,6 +436,7 @@ int run_coll_processes(CollState& state, Setup& setup, const runtime::LaunchEnvi
 
   std::vector<coll::CollectiveSeries> results;
   std::string error_text;
+  bool mpi_failed = false;
   {
     measure::Watchdog init_watchdog(options.timeout_s, [timeout = options.timeout_s] {
       std::fprintf(stderr,
@@ -475,7 +476,12 @@ int run_coll_processes(CollState& state, Setup& setup, const runtime::LaunchEnvi
                                  [&](const coll::CollectiveSeries& s, const std::vector<coll::CollectivePoint>& points) {
                                    out.on_size(s, points);
                                  });
-    if (comms.aborted() && setup.mpi) setup.mpi->abandon();
+    if (comms.aborted() && setup.mpi) {
+      // Another process may still wait in a collective that can no longer complete: no more MPI calls; the
+      // job ends with MPI_Abort once this process reported (below).
+      setup.mpi->abandon();
+      mpi_failed = true;
+    }
 
     if (printer && setup.format == OutputFormat::kNcclTests) {
       report::NcclTestsFooter footer;
@@ -495,7 +501,8 @@ int run_coll_processes(CollState& state, Setup& setup, const runtime::LaunchEnvi
   }  // communicators destroyed: NCCL has written its whole log
 
   // The runtime layer: every process's NCCL log, parsed at rank 0.
-  const std::vector<std::string> logs = group.gather(setup.capture->collect());
+  const std::vector<std::string> logs =
+      mpi_failed ? std::vector<std::string>{setup.capture->collect()} : group.gather(setup.capture->collect());
   const std::string context = fmt::format("coll {}", coll::op_name(plan.op));
   nlohmann::json runtime_section = {{"nccl_version", nccl.version_string()}, {"runs", nlohmann::json::array()}};
   runtime::NcclRuntimeInfo info;
@@ -508,7 +515,14 @@ int run_coll_processes(CollState& state, Setup& setup, const runtime::LaunchEnvi
     runtime_section["runs"].push_back(
         {{"context", context}, {"status", "not recorded"}, {"reason", setup.capture->reason()}});
   }
-  if (!printer) return exit_code_for(results, false);
+  if (!printer) {
+    if (mpi_failed) {
+      std::fprintf(stderr, "linkscope: error (rank %d on %s): timed out; ending the MPI job\n", setup.mpi->rank(),
+                   setup.mpi->host().c_str());
+      setup.mpi->abort_job(to_int(ExitCode::kTimeout));
+    }
+    return exit_code_for(results, false);
+  }
 
   RunDocument run = make_run("coll", state.argv);
   run.environment = {{"variables", setup.env.relevant()},
@@ -560,7 +574,9 @@ int run_coll_processes(CollState& state, Setup& setup, const runtime::LaunchEnvi
       }
     }
   }
-  return exit_code_for(results, !error_text.empty() && error_text.find("NCCL_TESTS_MIN_BW") != std::string::npos);
+  const int code = exit_code_for(results, !error_text.empty() && error_text.find("NCCL_TESTS_MIN_BW") != std::string::npos);
+  if (mpi_failed) setup.mpi->abort_job(code);
+  return code;
 }
 
 Command add_coll_command(CLI::App& parent, const std::vector<std::string>& argv) {

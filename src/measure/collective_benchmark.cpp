@@ -345,7 +345,11 @@ CollectiveBenchmark::CollectiveBenchmark(NcclCommunicators& comms, ProcessGroup&
   for (std::size_t i = 0; i < comms.local_count(); ++i) LINKSCOPE_CUDA_CHECK(cudaStreamSynchronize(comms.stream(i)));
 }
 
-CollectiveBenchmark::~CollectiveBenchmark() = default;
+CollectiveBenchmark::~CollectiveBenchmark() {
+  // After an abort a kernel may still be stuck on a GPU; freeing its memory would block on it. The process is
+  // about to end, so the buffers are deliberately left to the driver.
+  if (comms_.aborted()) static_cast<void>(impl_.release());
+}
 
 coll::CollectivePoint CollectiveBenchmark::measure(const SeriesKey& key, std::uint64_t requested_bytes, bool in_place,
                                                    const BenchmarkOptions& options) {
