@@ -378,6 +378,7 @@ int run_coll(CollState& state) {
     if (!setup.mpi) throw;
     // Under MPI one failing process would leave the others waiting in a collective: end the whole job.
     std::fprintf(stderr, "linkscope: error (rank %d on %s): %s\n", setup.mpi->rank(), setup.mpi->host().c_str(), e.what());
+    setup.capture->remove_files();
     setup.mpi->abort_job(to_int(e.code()));
   }
 }
@@ -438,7 +439,8 @@ int run_coll_processes(CollState& state, Setup& setup, const runtime::LaunchEnvi
   std::string error_text;
   bool mpi_failed = false;
   {
-    measure::Watchdog init_watchdog(options.timeout_s, [timeout = options.timeout_s] {
+    measure::Watchdog init_watchdog(options.timeout_s, [timeout = options.timeout_s, capture = setup.capture.get()] {
+      capture->remove_files();
       std::fprintf(stderr,
                    "linkscope: error: NCCL initialisation did not finish within %g s (--timeout): a rank is missing or "
                    "the bootstrap network is blocked (NCCL_SOCKET_IFNAME)\n",
@@ -519,6 +521,7 @@ int run_coll_processes(CollState& state, Setup& setup, const runtime::LaunchEnvi
     if (mpi_failed) {
       std::fprintf(stderr, "linkscope: error (rank %d on %s): timed out; ending the MPI job\n", setup.mpi->rank(),
                    setup.mpi->host().c_str());
+      setup.capture->remove_files();
       setup.mpi->abort_job(to_int(ExitCode::kTimeout));
     }
     return exit_code_for(results, false);
@@ -575,7 +578,10 @@ int run_coll_processes(CollState& state, Setup& setup, const runtime::LaunchEnvi
     }
   }
   const int code = exit_code_for(results, !error_text.empty() && error_text.find("NCCL_TESTS_MIN_BW") != std::string::npos);
-  if (mpi_failed) setup.mpi->abort_job(code);
+  if (mpi_failed) {
+    setup.capture->remove_files();
+    setup.mpi->abort_job(code);
+  }
   return code;
 }
 

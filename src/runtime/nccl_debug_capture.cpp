@@ -37,7 +37,9 @@ NcclDebugCapture::NcclDebugCapture(const Environment& env) {
   active_ = true;
 }
 
-NcclDebugCapture::~NcclDebugCapture() {
+NcclDebugCapture::~NcclDebugCapture() { remove_files(); }
+
+void NcclDebugCapture::remove_files() noexcept {
   if (directory_.empty()) return;
   std::error_code ignored;
   fs::remove_all(directory_, ignored);

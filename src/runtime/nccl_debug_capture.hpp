@@ -27,6 +27,9 @@ class NcclDebugCapture {
   void apply() const;
   // Every log file NCCL wrote so far, concatenated (several processes or communicators may write).
   std::string collect() const;
+  // Removes the directory now (the destructor does it too); for paths that end the process without
+  // unwinding (MPI_Abort, a watchdog).
+  void remove_files() noexcept;
 
  private:
   bool active_ = false;

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "support/run_command.hpp"
+#include "support/temp_dir.hpp"
 
 namespace linkscope {
 namespace {
@@ -78,7 +79,9 @@ TEST(CollCli, MissingNcclIsADeviceErrorWithTheDlopenMessage) {
 
 TEST(CollCli, NoGpuIsADeviceErrorInOneLine) {
   if (gpu_present()) GTEST_SKIP() << "this machine has a GPU";
-  const auto r = run_command(kBinary, {"coll", "-b", "1M", "-e", "1M"});
+  test::TempDir tmp;
+  const auto r = run_command(kBinary, {"coll", "-b", "1M", "-e", "1M"}, {"TMPDIR=" + tmp.path()});
+  EXPECT_TRUE(std::filesystem::is_empty(tmp.path())) << "the NCCL log directory is removed";
   if (r.err.find("NCCL library not found") != std::string::npos) GTEST_SKIP() << "no libnccl.so.2 on the loader path";
   EXPECT_EQ(r.exit_code, 3);
   EXPECT_NE(r.err.find("no usable CUDA GPU"), std::string::npos) << r.err;
@@ -163,12 +166,14 @@ TEST(CollCli, MpiRunWithoutGpusEndsTheWholeJob) {
   if (version.exit_code != 0 || (version.out + version.err).find("Open MPI") == std::string::npos) {
     GTEST_SKIP() << "needs Open MPI's mpirun";
   }
-  const auto r = run_command("mpirun", {"--allow-run-as-root", "--oversubscribe", "-np", "2", kBinary, "coll", "-b", "1M",
-                                        "-e", "1M"},
-                             {}, 60);
+  test::TempDir tmp;
+  const auto r = run_command("mpirun", {"--allow-run-as-root", "--oversubscribe", "-np", "2", "-x", "TMPDIR", kBinary,
+                                        "coll", "-b", "1M", "-e", "1M"},
+                             {"TMPDIR=" + tmp.path()}, 60);
   EXPECT_NE(r.exit_code, 0);
   EXPECT_NE(r.exit_code, -9) << "must not hang";
   EXPECT_NE(r.err.find("linkscope: error (rank "), std::string::npos) << r.err;
+  EXPECT_TRUE(std::filesystem::is_empty(tmp.path())) << "NCCL log directories are removed before MPI_Abort";
 }
 
 TEST(LadderCli, RefusesToRunUnderALauncherAndBadFormats) {
