@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "diagnose/json_access.hpp"
+#include "diagnose/nccl_env.hpp"
 
 namespace linkscope::diagnose {
 
@@ -279,6 +280,7 @@ void read_p2p(const json& p2p, Evidence& evidence) {
   }
 }
 
+// After `evidence.env` is read: what-if series are recognized against the user's environment.
 void read_collectives(const json& collectives, Evidence& evidence) {
   evidence.collectives_measured = collectives.is_array();
   if (!collectives.is_array()) return;
@@ -287,8 +289,10 @@ void read_collectives(const json& collectives, Evidence& evidence) {
     const int nranks = opt_small_int(sweep, "nranks").value_or(0);
     const bool graph = opt_bool(sweep, "graph").value_or(false);
     const auto env = string_map(object_or_empty(sweep, "env"));
+    const bool what_if = is_what_if(evidence.env, env);
     for (const auto& entry : array_or_empty(sweep, "points")) {
       CollectivePoint point;
+      point.what_if = what_if;
       point.op = op;
       point.nranks = nranks;
       point.graph = graph;

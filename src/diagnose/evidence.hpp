@@ -108,6 +108,9 @@ struct CollectivePoint {
   int nranks = 0;
   bool graph = false;
   std::map<std::string, std::string> env;
+  // The series set NCCL path variables of its own (a ladder layer, a --env what-if): slow on purpose, so it is
+  // neither judged against the link rate nor taken as the machine's busbw.
+  bool what_if = false;
   std::uint64_t bytes = 0;
   bool in_place = false;
   std::optional<double> time_us, algbw_gbps, busbw_gbps, cv, ci_relative;

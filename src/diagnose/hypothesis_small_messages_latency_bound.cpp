@@ -47,7 +47,7 @@ void judge_small_messages_latency_bound(const Context& context, Hypothesis& hypo
 
   std::map<std::string, Series> series;
   for (const auto& p : evidence.collectives) {
-    if (p.status != "ok" || !p.time_us || p.bytes == 0 || p.bytes > max_small || p.in_place) continue;
+    if (p.status != "ok" || !p.time_us || p.bytes == 0 || p.bytes > max_small || p.in_place || p.what_if) continue;
     auto& s = series[p.op + (p.graph ? " (graph)" : "")];
     s.name = p.op + (p.graph ? " (graph)" : "");
     s.time_us.emplace(p.bytes, *p.time_us);

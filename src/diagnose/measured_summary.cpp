@@ -13,7 +13,7 @@ namespace linkscope::diagnose {
 std::vector<CollectivePoint> largest_collective_points(const Evidence& evidence, std::uint64_t min_bytes) {
   std::map<std::string, CollectivePoint> best;
   for (const auto& point : evidence.collectives) {
-    if (!point.ok() || point.bytes < min_bytes) continue;
+    if (!point.ok() || point.bytes < min_bytes || point.what_if) continue;
     auto it = best.find(point.op);
     if (it == best.end()) {
       best.emplace(point.op, point);

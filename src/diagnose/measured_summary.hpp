@@ -9,7 +9,8 @@
 // Small summaries of measurements that several rules quote as evidence.
 namespace linkscope::diagnose {
 
-// Per op (out-of-place preferred) the point at the largest size >= min_bytes that measured ok.
+// Per op (out-of-place preferred) the point at the largest size >= min_bytes that measured ok, what-if series
+// (their own NCCL path variables) left out.
 std::vector<CollectivePoint> largest_collective_points(const Evidence& evidence, std::uint64_t min_bytes);
 
 // "all_reduce busbw 27.4 GB/s at 1 GiB (6% of 478.1 GB/s link rate)".

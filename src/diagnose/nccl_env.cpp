@@ -77,6 +77,23 @@ bool env_removes_p2p(const EnvMap& env, const std::string& path_type) {
   return *type <= default_p2p_level() && *type > *level;
 }
 
+bool is_path_variable(const std::string& name) {
+  static const std::array<const char*, 13> kNames = {
+      "NCCL_P2P_DISABLE", "NCCL_P2P_LEVEL",    "NCCL_SHM_DISABLE", "NCCL_NVB_DISABLE",   "NCCL_IB_DISABLE",
+      "NCCL_NET_GDR_LEVEL", "NCCL_NET_GDR_READ", "NCCL_ALGO",       "NCCL_PROTO",         "NCCL_MAX_NCHANNELS",
+      "NCCL_MAX_CTAS",     "NCCL_MIN_NCHANNELS", "NCCL_NET_DISABLE_INTRA"};
+  return std::find(kNames.begin(), kNames.end(), name) != kNames.end();
+}
+
+bool is_what_if(const EnvMap& base, const EnvMap& overrides) {
+  for (const auto& [name, value] : overrides) {
+    if (!is_path_variable(name)) continue;
+    const auto it = base.find(name);
+    if (it == base.end() || it->second != value) return true;
+  }
+  return false;
+}
+
 EnvMap merge_env(const EnvMap& base, const EnvMap& overrides) {
   EnvMap merged = base;
   for (const auto& [key, value] : overrides) merged[key] = value;

@@ -38,6 +38,14 @@ struct EnvEffect {
 // path (NCCL_DEBUG, NCCL_TOPO_DUMP_FILE, NCCL_NVLS_ENABLE=0 set by machine policy) give no effect.
 std::vector<EnvEffect> nccl_env_effects(const EnvMap& env, const std::string& source, const Evidence& evidence);
 
+// True for the NCCL_* variables that change which paths, transports, algorithms or channels NCCL may use (the
+// ones nccl_env_effects judges); NCCL_DEBUG, NCCL_TOPO_DUMP_FILE, NCCL_NVLS_ENABLE and the like are not.
+bool is_path_variable(const std::string& name);
+
+// True when `overrides` (a measurement's own env) sets a path variable to something other than `base` (the user's
+// environment): a what-if run such as a ladder layer, slow on purpose.
+bool is_what_if(const EnvMap& base, const EnvMap& overrides);
+
 // `base` overlaid with `overrides`.
 EnvMap merge_env(const EnvMap& base, const EnvMap& overrides);
 

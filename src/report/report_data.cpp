@@ -8,6 +8,7 @@
 
 #include "diagnose/expectations.hpp"
 #include "diagnose/json_access.hpp"
+#include "diagnose/nccl_env.hpp"
 
 namespace linkscope::report {
 
@@ -134,7 +135,15 @@ void collect_collectives(ReportData& data) {
   std::map<std::string, Series> curves;
   for (const auto& p : data.evidence.collectives) {
     if (p.in_place) continue;
-    const std::string name = p.op + (p.graph ? " (graph)" : "");
+    std::string name = p.op + (p.graph ? " (graph)" : "");
+    if (p.what_if) {
+      // A what-if series keeps its own curve, named by its variables.
+      std::string env;
+      for (const auto& [key, value] : p.env) {
+        if (diagnose::is_path_variable(key)) env += (env.empty() ? "" : " ") + key + "=" + value;
+      }
+      name += " [" + env + "]";
+    }
     data.collective_rows.push_back({name, p.bytes, p.time_us, p.algbw_gbps, p.busbw_gbps, p.wrong, p.status});
     if (!p.ok() || p.bytes == 0) continue;
     auto& series = curves[name];

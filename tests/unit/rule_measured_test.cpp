@@ -5,6 +5,8 @@
 #include <gtest/gtest.h>
 
 #include "diagnose/diagnose.hpp"
+#include "diagnose/evidence.hpp"
+#include "diagnose/measured_summary.hpp"
 #include "diagnose_test_runs.hpp"
 
 namespace linkscope::diagnose {
@@ -48,6 +50,25 @@ TEST(RuleMeasured, SlowBusbwIsBelowExpectedUnlessTheEnvironmentExplainsIt) {
   run.measurements["collectives"] = {test::collective("all_reduce", 1024 * kMiB, 27.4)};
   run.environment["variables"]["NCCL_P2P_DISABLE"] = "1";
   EXPECT_EQ(ids(run), std::set<std::string>{"nccl-env-path-removed"});
+}
+
+TEST(RuleMeasured, WhatIfSeriesOfTheLadderAreSlowOnPurpose) {
+  RunDocument run = test::nvswitch_run(2);
+  run.environment["variables"]["NCCL_NVLS_ENABLE"] = "0";
+  run.measurements["collectives"] = {
+      test::collective("all_reduce", 512 * kMiB, 314.2, 2, {{"NCCL_NVLS_ENABLE", "0"}}),
+      test::collective("all_reduce", 512 * kMiB, 90.0, 2, {{"NCCL_NVLS_ENABLE", "0"}, {"NCCL_ALGO", "Tree"}}),
+      test::collective("all_reduce", 512 * kMiB, 12.0, 2, {{"NCCL_P2P_DISABLE", "1"}, {"NCCL_SHM_DISABLE", "1"}})};
+  EXPECT_TRUE(ids(run).empty());
+  const auto evidence = collect_evidence(run);
+  ASSERT_EQ(evidence.collectives.size(), 3u);
+  EXPECT_FALSE(evidence.collectives[0].what_if);
+  EXPECT_TRUE(evidence.collectives[1].what_if);
+  EXPECT_TRUE(evidence.collectives[2].what_if);
+  // The machine's busbw is the default series, whatever the order.
+  const auto largest = largest_collective_points(evidence, 0);
+  ASSERT_EQ(largest.size(), 1u);
+  EXPECT_DOUBLE_EQ(*largest[0].busbw_gbps, 314.2);
 }
 
 TEST(RuleMeasured, AsymmetryBeyondThresholdAndNoise) {
