@@ -83,7 +83,10 @@ std::vector<CopyJudgement> plateau_copies(const Evidence& evidence) {
   const auto min_bytes = static_cast<std::uint64_t>(threshold(Threshold::kCopyPlateauMinBytes));
   std::map<std::tuple<int, int, std::string>, P2pPoint> largest;
   for (const auto& point : evidence.p2p) {
-    if (!point.ok() || point.direction != "uni" || point.bytes < min_bytes || !copy_shares(point.method)) continue;
+    if (!point.ok() || point.direction != "uni" || point.bytes < min_bytes || point.src == point.dst ||
+        !copy_shares(point.method)) {
+      continue;
+    }
     const auto key = std::make_tuple(point.src, point.dst, point.method);
     auto it = largest.find(key);
     if (it == largest.end() || point.bytes > it->second.bytes) largest[key] = point;
