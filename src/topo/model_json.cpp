@@ -1,4 +1,208 @@
+// The Run document's "model" section (docs/run-schema.md, ### model).
+#include <cmath>
+
+#include "topo/nccl_format.hpp"
+#include "topo/nccl_numbers.hpp"
+#include "topo/path_search.hpp"
+#include "topo/smi_matrix.hpp"
 #include "topo/topology_model.hpp"
+
 namespace linkscope::topo {
-nlohmann::json model_to_json(const TopologyModel&) { return nlohmann::json::object(); }
+
+namespace {
+
+using nlohmann::json;
+
+// NCCL's float bandwidths to 4 decimals: 18 x 20.6f is 370.80002 as a float; JSON shows 370.8, and PCIe x1
+// Gen1 keeps its exact 0.1875 (NCCL's log rounds it to 0.2).
+double json_bw(float value) { return std::round(static_cast<double>(value) * 10000.0) / 10000.0; }
+
+const char* arch_name(int arch) {
+  switch (arch) {
+    case kArchX86: return "x86_64";
+    case kArchPower: return "ppc64";
+    case kArchArm: return "arm64";
+    default: return "unknown";
+  }
 }
+
+const char* vendor_name(int vendor) {
+  switch (vendor) {
+    case kVendorIntel: return "GenuineIntel";
+    case kVendorAmd: return "AuthenticAMD";
+    case kVendorZhaoxin: return "Zhaoxin";
+    default: return nullptr;
+  }
+}
+
+json pcie_json(const Node& node) {
+  const DictValue code = pcie_speed_code(node.xml.link_speed);
+  const CInteger width = c_strtol(node.xml.link_width);
+  const int lanes = static_cast<int>(width.value);  // validated to fit an int when the node was built
+  json pcie = {{"width", lanes == 0 ? 16 : lanes}, {"bw", json_bw(pcie_bw(lanes, code.value))}};
+  pcie["gen"] = code.matched ? json(pcie_generation(code.value)) : json(nullptr);
+  if (!code.matched) pcie["gen_as_nccl_reads_it"] = pcie_generation(code.value);
+  return pcie;
+}
+
+json node_json(const TopoSystem& system, NodeRef ref) {
+  const Node& node = system.at(ref);
+  json out = {{"id", nccl_node_id(system, ref)}, {"type", node_type_name(ref.type)}, {"index", ref.index}};
+  if (node.xml.line > 0) out["xml_line"] = node.xml.line;
+  if (node.xml.has_pcie_link) {
+    out["busid"] = node.xml.busid;
+    out["link_speed"] = node.xml.link_speed;
+    out["link_width"] = node.xml.link_width;
+    out["pcie"] = pcie_json(node);
+  }
+  switch (ref.type) {
+    case kGpu: {
+      out["rank"] = node.rank;
+      out["dev"] = node.dev;
+      out["sm"] = node.sm;
+      out["gdr"] = node.gdr != 0;
+      json nvlinks = json::array();
+      int total = 0;
+      for (const auto& fact : node.nvlinks) {
+        json link = {{"count", fact.count}, {"bw", json_bw(fact.bw)}, {"tclass", fact.tclass}, {"xml_line", fact.line}};
+        link["remote"] = fact.remote_type >= 0 ? json(nccl_node_id(fact.remote_type, fact.remote_id)) : json(nullptr);
+        if (!fact.target.empty()) link["target"] = fact.target;
+        nvlinks.push_back(std::move(link));
+        total += fact.count;
+      }
+      out["nvlinks"] = std::move(nvlinks);
+      out["nvlink_count"] = total;
+      out["nvlink_bw_per_link"] = json_bw(nvlink_bw_per_link(node.sm));
+      break;
+    }
+    case kCpu:
+      out["numaid"] = node.numaid;
+      out["arch"] = node.arch;
+      out["vendor"] = node.vendor;
+      out["model"] = node.model;
+      out["arch_name"] = arch_name(node.arch);
+      out["vendor_name"] = vendor_name(node.vendor) != nullptr ? json(vendor_name(node.vendor)) : json(nullptr);
+      out["affinity"] = node.affinity;
+      break;
+    case kPci: out["device"] = format_hex(node.device); break;
+    case kNet:
+      out["dev"] = node.net_dev;
+      out["name"] = node.net_name;
+      out["bw"] = json_bw(node.net_bw);
+      out["port"] = node.port;
+      out["guid"] = "0x" + format_hex(node.asic);
+      out["gdr"] = node.net_gdr != 0;
+      out["coll"] = node.coll != 0;
+      out["maxconn"] = node.maxconn;
+      out["latency"] = json_bw(node.latency);
+      break;
+    default: break;
+  }
+  return out;
+}
+
+json path_json(const TopoSystem& system, NodeRef from, NodeRef to, const Path& path) {
+  json hops = json::array();
+  for (const Link& hop : system.hops_of(path)) hops.push_back(nccl_node_id(system, hop.remote));
+  return {{"from", nccl_node_id(system, from)}, {"to", nccl_node_id(system, to)}, {"count", path.count},
+          {"bw", json_bw(path.bw)},         {"type", path_type_name(path.type)}, {"hops", std::move(hops)}};
+}
+
+}  // namespace
+
+nlohmann::json model_to_json(const TopologyModel& model) {
+  const TopoSystem& system = model.system;
+  json out;
+  out["nccl_version"] = kNcclModelVersion;
+  out["source"] = model.source_name;
+  out["partial"] = model.partial;
+  out["notes"] = model.notes;
+  out["env"] = model.params.used;
+  out["max_bw"] = json_bw(model.max_bw);
+  out["total_bw"] = json_bw(model.total_bw);
+  out["p2p_level"] = path_type_name(model.p2p_level);
+  out["gdr_level"] = path_type_name(model.gdr_level);
+  out["gpu_slots"] = model.gpu_slots;
+  out["nic_slots"] = model.nic_slots;
+
+  json nodes = json::array();
+  json links = json::array();
+  for (int type = 0; type < kNodeTypeCount; ++type) {
+    for (int i = 0; i < system.count(type); ++i) {
+      nodes.push_back(node_json(system, {type, i}));
+      for (const Link& link : system.nodes[type][i].links) {
+        links.push_back({{"from", nccl_node_id(system, {type, i})},
+                         {"to", nccl_node_id(system, link.remote)},
+                         {"type", link_type_name(link.type)},
+                         {"bw", json_bw(link.bw)}});
+      }
+    }
+  }
+  out["nodes"] = std::move(nodes);
+  out["links"] = std::move(links);
+
+  // The paths NCCL prints: from every GPU and NET to every node with a path array.
+  json paths = json::array();
+  for (const int type : {kGpu, kNet}) {
+    for (int i = 0; i < system.count(type); ++i) {
+      const NodeRef from{type, i};
+      for (int target = 0; target < kNodeTypeCount; ++target) {
+        const auto& array = system.at(from).paths[target];
+        for (std::size_t m = 0; m < array.size(); ++m) {
+          const NodeRef to{target, static_cast<int>(m)};
+          json entry = path_json(system, from, to, array[m]);
+          if (type == kGpu && target == kGpu) {
+            const Path& before = model.gpu_paths_before_rewrites[i][m];
+            if (before.type != array[m].type || before.count != array[m].count) {
+              entry["before_rewrites"] = {{"count", before.count}, {"bw", json_bw(before.bw)},
+                                          {"type", path_type_name(before.type)}};
+            }
+          }
+          paths.push_back(std::move(entry));
+        }
+      }
+    }
+  }
+  out["paths"] = std::move(paths);
+
+  json p2p = json::array();
+  for (const auto& d : model.p2p) {
+    p2p.push_back({{"src", nccl_node_id(system, {kGpu, d.src_gpu})},
+                   {"dst", nccl_node_id(system, {kGpu, d.dst_gpu})},
+                   {"src_rank", d.src_rank},
+                   {"dst_rank", d.dst_rank},
+                   {"path_type", path_type_name(d.path.type)},
+                   {"count", d.path.count},
+                   {"bw", json_bw(d.path.bw)},
+                   {"p2p", d.check.p2p},
+                   {"read", d.check.read},
+                   {"intermediate_rank", d.check.intermediate_rank},
+                   {"level", path_type_name(d.check.level)},
+                   {"reason", d.check.reason}});
+  }
+  out["p2p"] = std::move(p2p);
+
+  json gdr = json::array();
+  for (const auto& d : model.gdr) {
+    gdr.push_back({{"gpu", nccl_node_id(system, {kGpu, d.gpu})},
+                   {"rank", d.rank},
+                   {"net", nccl_node_id(system, {kNet, d.net})},
+                   {"path_type", path_type_name(d.path.type)},
+                   {"count", d.path.count},
+                   {"bw", json_bw(d.path.bw)},
+                   {"read_mode", gdr_mode_name(d.read.mode)},
+                   {"write_mode", gdr_mode_name(d.write.mode)},
+                   {"read_reason", d.read.reason},
+                   {"write_reason", d.write.reason}});
+  }
+  out["gdr"] = std::move(gdr);
+
+  const RelationMatrix matrix = relation_matrix(model);
+  out["relation_matrix"] = {{"labels", matrix.labels},           {"node_ids", matrix.node_ids},
+                            {"rows", matrix.cells},              {"cpu_affinity", matrix.cpu_affinity},
+                            {"numa_affinity", matrix.numa_affinity}, {"nic_legend", matrix.nic_legend}};
+  out["nccl_info_lines"] = model.info_lines;
+  return out;
+}
+
+}  // namespace linkscope::topo

@@ -24,6 +24,13 @@ namespace linkscope::topo {
 
 namespace {
 
+std::string slot_list(const std::vector<std::string>& busids) {
+  std::string list;
+  for (std::size_t i = 0; i < busids.size() && i < 16; ++i) list += (i == 0 ? "" : ", ") + busids[i];
+  if (busids.size() > 16) list += fmt::format(" and {} more", busids.size() - 16);
+  return list;
+}
+
 void add_partial_notes(TopologyModel& model, const BuiltSystem& built) {
   model.gpu_slots = built.gpu_slots;
   model.nic_slots = built.nic_slots;
@@ -33,8 +40,9 @@ void add_partial_notes(TopologyModel& model, const BuiltSystem& built) {
     model.notes.insert(model.notes.begin(),
                        fmt::format("partial model: a skeleton topology file (NCCL_TOPO_FILE): {} GPU and {} NIC "
                                    "positions have no <gpu>/<nic> element (or no rank); at run time NCCL fills them "
-                                   "with the GPUs and NICs it detects, so only what the file itself lists is modelled",
-                                   built.gpu_slots, built.nic_slots));
+                                   "with the GPUs and NICs it detects, so only what the file itself lists is modelled "
+                                   "(positions: {})",
+                                   built.gpu_slots, built.nic_slots, slot_list(built.slot_busids)));
   } else {
     model.notes.insert(model.notes.begin(),
                        "partial model: the file lists no GPU; at run time NCCL adds the GPUs it detects, so there "

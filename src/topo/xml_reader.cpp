@@ -18,11 +18,16 @@ bool has_nccl_handlers(std::string_view parent) {
          parent == "nic";
 }
 
-std::string describe_parse_failure(const pugi::xml_parse_result& result, std::size_t size) {
+std::string describe_parse_failure(const pugi::xml_parse_result& result, std::string_view text) {
   if (result.status == pugi::status_no_document_element) return "no XML element found (empty file?)";
   if (result.status == pugi::status_out_of_memory) return "out of memory while parsing the XML";
   std::string what = fmt::format("malformed XML: {}", result.description());
-  if (static_cast<std::size_t>(result.offset) + 1 >= size) what += " at the end of the file (truncated?)";
+  const auto offset = static_cast<std::size_t>(std::max<std::ptrdiff_t>(result.offset, 0));
+  if (offset + 1 >= text.size()) {
+    what += " at the end of the file (truncated?)";
+  } else if (text.find('>', offset) == std::string_view::npos) {
+    what += " (the file ends inside this tag: truncated?)";
+  }
   return what;
 }
 
@@ -144,7 +149,7 @@ XmlDocument read_topology_xml(std::string_view text, const std::string& source_n
   const pugi::xml_parse_result result = doc.load_buffer(text.data(), text.size(), flags, pugi::encoding_utf8);
   if (!result) {
     throw InputError(source_name, line_of_offset(text, static_cast<std::size_t>(std::max<std::ptrdiff_t>(result.offset, 0))),
-                     describe_parse_failure(result, text.size()));
+                     describe_parse_failure(result, text));
   }
   check_structure(doc, text, source_name);
 
