@@ -17,6 +17,42 @@ using nlohmann::json;
 // Gen1 keeps its exact 0.1875 (NCCL's log rounds it to 0.2).
 double json_bw(float value) { return std::round(static_cast<double>(value) * 10000.0) / 10000.0; }
 
+// Attribute values are bytes as the file has them; JSON needs UTF-8. Invalid sequences become U+FFFD.
+std::string valid_utf8(const std::string& text) {
+  std::string out;
+  for (std::size_t i = 0; i < text.size();) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    std::size_t length = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xe ? 3 : (c >> 3) == 0x1e ? 4 : 0;
+    bool ok = length > 0 && i + length <= text.size();
+    for (std::size_t k = 1; ok && k < length; ++k) ok = (static_cast<unsigned char>(text[i + k]) & 0xc0) == 0x80;
+    if (ok && length == 2) ok = c >= 0xc2;  // no overlong forms
+    if (ok && length == 3) {
+      const auto c1 = static_cast<unsigned char>(text[i + 1]);
+      ok = !(c == 0xe0 && c1 < 0xa0) && !(c == 0xed && c1 >= 0xa0);  // no overlong forms, no surrogates
+    }
+    if (ok && length == 4) {
+      const auto c1 = static_cast<unsigned char>(text[i + 1]);
+      ok = c <= 0xf4 && !(c == 0xf0 && c1 < 0x90) && !(c == 0xf4 && c1 >= 0x90);
+    }
+    if (ok) {
+      out.append(text, i, length);
+      i += length;
+    } else {
+      out += "\xEF\xBF\xBD";
+      ++i;
+    }
+  }
+  return out;
+}
+
+void make_strings_valid_utf8(json& value) {
+  if (value.is_string()) {
+    value = valid_utf8(value.get<std::string>());
+  } else if (value.is_structured()) {
+    for (auto& child : value) make_strings_valid_utf8(child);
+  }
+}
+
 const char* arch_name(int arch) {
   switch (arch) {
     case kArchX86: return "x86_64";
@@ -202,6 +238,7 @@ nlohmann::json model_to_json(const TopologyModel& model) {
                             {"rows", matrix.cells},              {"cpu_affinity", matrix.cpu_affinity},
                             {"numa_affinity", matrix.numa_affinity}, {"nic_legend", matrix.nic_legend}};
   out["nccl_info_lines"] = model.info_lines;
+  make_strings_valid_utf8(out);
   return out;
 }
 

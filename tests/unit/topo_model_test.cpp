@@ -276,5 +276,17 @@ TEST(TopoModel, ManyHostHashesAreOneHost) {
   EXPECT_NE(model.notes.at(0).find("2 different host_hash values"), std::string::npos);
 }
 
+TEST(TopoModel, JsonStaysValidUtf8WhateverTheAttributeBytes) {
+  std::string xml = crafted(1, 1, 80, false);
+  xml.replace(xml.find("mlx5_0"), 6, "mlx\xa0\xff\xc3");  // Latin-1 and broken sequences in a NIC name
+  const auto json = model_to_json(load_text(xml));
+  EXPECT_NO_THROW(json.dump());
+  std::string name;
+  for (const auto& node : json["nodes"]) {
+    if (node["type"] == "NET") name = node["name"];
+  }
+  EXPECT_EQ(name, "mlx\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd");
+}
+
 }  // namespace
 }  // namespace linkscope::topo
