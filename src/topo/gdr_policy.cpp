@@ -17,8 +17,8 @@ const char* gdr_mode_name(int mode) {
 GdrCheck check_gdr(ModelContext& context, int rank, int64_t net_id, int read) {
   GdrCheck check;
   const TopoSystem& system = context.system;
-  const int n = system.index_of(kNet, net_id);
-  int g = system.gpu_index_of_rank(rank);
+  const int n = context.net_index(net_id);
+  int g = context.gpu_index(rank);
   if (n < 0 || g < 0) {
     check.reason = "GPU or NET not in the topology";
     return check;
@@ -58,7 +58,7 @@ GdrCheck check_gdr(ModelContext& context, int rank, int64_t net_id, int read) {
   int distance = path_between(system, {kGpu, g}, {kNet, n}).type;
   if (distance == kPathPxn) {
     // Through a PXN relay the relay GPU's own distance to the NIC counts.
-    g = system.gpu_index_of_rank(pxn_intermediate_rank(system, g, n));
+    g = context.gpu_index(pxn_intermediate_rank(system, g, n));
     distance = path_between(system, {kGpu, g}, {kNet, n}).type;
   }
   if (context.params.net_gdr_c2c != 0 && distance == kPathP2c) {

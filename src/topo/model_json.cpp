@@ -1,6 +1,8 @@
 // The Run document's "model" section (docs/run-schema.md, ### model).
 #include <cmath>
 
+#include <fmt/format.h>
+
 #include "topo/nccl_format.hpp"
 #include "topo/nccl_numbers.hpp"
 #include "topo/path_search.hpp"
@@ -12,6 +14,9 @@ namespace linkscope::topo {
 namespace {
 
 using nlohmann::json;
+
+constexpr std::size_t kMaxPathEntriesWithHops = 50000;  // a 72-GPU, 72-NIC host has about 21000
+constexpr std::size_t kMaxPathEntries = 250000;
 
 // NCCL's float bandwidths to 4 decimals: 18 x 20.6f is 370.80002 as a float; JSON shows 370.8, and PCIe x1
 // Gen1 keeps its exact 0.1875 (NCCL's log rounds it to 0.2).
@@ -137,11 +142,15 @@ json node_json(const TopoSystem& system, NodeRef ref) {
   return out;
 }
 
-json path_json(const TopoSystem& system, NodeRef from, NodeRef to, const Path& path) {
-  json hops = json::array();
-  for (const Link& hop : system.hops_of(path)) hops.push_back(nccl_node_id(system, hop.remote));
-  return {{"from", nccl_node_id(system, from)}, {"to", nccl_node_id(system, to)}, {"count", path.count},
-          {"bw", json_bw(path.bw)},         {"type", path_type_name(path.type)}, {"hops", std::move(hops)}};
+json path_json(const TopoSystem& system, NodeRef from, NodeRef to, const Path& path, bool with_hops) {
+  json entry = {{"from", nccl_node_id(system, from)}, {"to", nccl_node_id(system, to)}, {"count", path.count},
+                {"bw", json_bw(path.bw)}, {"type", path_type_name(path.type)}};
+  if (with_hops) {
+    json hops = json::array();
+    for (const Link& hop : system.hops_of(path)) hops.push_back(nccl_node_id(system, hop.remote));
+    entry["hops"] = std::move(hops);
+  }
+  return entry;
 }
 
 }  // namespace
@@ -177,16 +186,32 @@ nlohmann::json model_to_json(const TopologyModel& model) {
   out["nodes"] = std::move(nodes);
   out["links"] = std::move(links);
 
-  // The paths NCCL prints: from every GPU and NET to every node with a path array.
-  json paths = json::array();
+  // The paths NCCL prints: from every GPU and NET to every node with a path array. Huge systems keep the
+  // document usable: without hops past kMaxPathEntriesWithHops entries, without paths past kMaxPathEntries.
+  std::size_t entries = 0;
   for (const int type : {kGpu, kNet}) {
+    for (const Node& node : system.nodes[type]) {
+      for (const auto& array : node.paths) entries += array.size();
+    }
+  }
+  const bool with_hops = entries <= kMaxPathEntriesWithHops;
+  json paths = json::array();
+  if (entries > kMaxPathEntries) {
+    out["notes"].push_back(fmt::format("paths omitted: {} entries (more than {}); --format nccl-log prints them",
+                                       entries, kMaxPathEntries));
+  } else if (!with_hops) {
+    out["notes"].push_back(fmt::format("path hops omitted: {} path entries (more than {})", entries,
+                                       kMaxPathEntriesWithHops));
+  }
+  for (const int type : {kGpu, kNet}) {
+    if (entries > kMaxPathEntries) break;
     for (int i = 0; i < system.count(type); ++i) {
       const NodeRef from{type, i};
       for (int target = 0; target < kNodeTypeCount; ++target) {
         const auto& array = system.at(from).paths[target];
         for (std::size_t m = 0; m < array.size(); ++m) {
           const NodeRef to{target, static_cast<int>(m)};
-          json entry = path_json(system, from, to, array[m]);
+          json entry = path_json(system, from, to, array[m], with_hops);
           if (type == kGpu && target == kGpu) {
             const Path& before = model.gpu_paths_before_rewrites[i][m];
             if (before.type != array[m].type || before.count != array[m].count) {
@@ -214,7 +239,7 @@ nlohmann::json model_to_json(const TopologyModel& model) {
                    {"read", d.check.read},
                    {"intermediate_rank", d.check.intermediate_rank},
                    {"level", path_type_name(d.check.level)},
-                   {"reason", d.check.reason}});
+                   {"reason", p2p_reason(d.check)}});
   }
   out["p2p"] = std::move(p2p);
 

@@ -14,15 +14,17 @@ int default_p2p_level(const TopoSystem& system) {
   return kPathPxb;
 }
 
+std::string p2p_reason(const P2pCheck& check) {
+  return fmt::format("path {} {} level {}{}", path_type_name(check.path_type), check.p2p ? "<=" : ">",
+                     path_type_name(check.level), check.level_from_env ? " (environment)" : "");
+}
+
 P2pCheck check_p2p(ModelContext& context, int rank1, int rank2) {
   P2pCheck check;
   const TopoSystem& system = context.system;
-  const int g1 = system.gpu_index_of_rank(rank1);
-  const int g2 = system.gpu_index_of_rank(rank2);
-  if (g1 < 0 || g2 < 0) {
-    check.reason = "GPU not in the topology";
-    return check;
-  }
+  const int g1 = context.gpu_index(rank1);
+  const int g2 = context.gpu_index(rank2);
+  if (g1 < 0 || g2 < 0) return check;
   const Path& path = path_between(system, {kGpu, g1}, {kGpu, g2});
   if (path.count == 2 && path.hops >= 0) {
     const NodeRef relay = system.hop_cells[path.hops].link.remote;
@@ -37,9 +39,8 @@ P2pCheck check_p2p(ModelContext& context, int rank1, int rank2) {
     check.level = *context.params.p2p_level;
     check.level_from_env = true;
   }
+  check.path_type = path.type;
   check.p2p = path.type <= check.level;
-  check.reason = fmt::format("path {} {} level {}{}", path_type_name(path.type), check.p2p ? "<=" : ">",
-                             path_type_name(check.level), check.level_from_env ? " (environment)" : "");
   const Node& gpu1 = system.nodes[kGpu][g1];
   const Node& gpu2 = system.nodes[kGpu][g2];
   check.read = path.type == kPathNvl && gpu1.sm == gpu2.sm && gpu1.sm == 80;

@@ -13,8 +13,11 @@ struct P2pCheck {
   int intermediate_rank = -1;   // the relay GPU of a 2-hop path through a GPU (NVB)
   int level = 0;                // the path type limit that applied
   bool level_from_env = false;
-  std::string reason;           // in words, e.g. "path PHB > level PXB"
+  int path_type = kPathDis;     // the path type that was compared
 };
+
+// The decision in words, e.g. "path PHB > level PXB (environment)".
+std::string p2p_reason(const P2pCheck& check);
 
 // NCCL's default P2P level: PXB, or SYS when CPU node 0 is an AMD x86 and there are at most 2 GPUs.
 int default_p2p_level(const TopoSystem& system);

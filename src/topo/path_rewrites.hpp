@@ -1,8 +1,6 @@
 #pragma once
 // NCCL 2.28.9's rewrites after the BFS (paths.cc ncclTopoComputePaths, phases 3-5), applied in place and in
 // NCCL's loop order so later iterations see earlier changes.
-#include <cstdint>
-
 #include "topo/model_context.hpp"
 
 namespace linkscope::topo {
@@ -14,10 +12,5 @@ void relabel_c2c_paths(ModelContext& context);
 // Phase 5: per NET, per GPU: PXN through the NET's local GPU, then the GDR check (diverting through the CPU
 // when GDR is off). Prints NCCL's GDR INFO lines.
 void apply_pxn_and_gdr(ModelContext& context);
-
-// ncclTopoGetLocalNet: the NET (by id) a GPU uses on `channel` (NCCL_NETDEVS_POLICY spreading).
-int64_t local_net_id(const TopoSystem& system, const NcclParams& params, int gpu_index, int channel);
-// ncclTopoGetLocalGpu: the GPU (index) whose local NET on the lowest channel is this NET; -1 if none.
-int local_gpu_of_net(const TopoSystem& system, const NcclParams& params, int64_t net_id);
 
 }  // namespace linkscope::topo

@@ -102,6 +102,11 @@ class Builder {
   }
 
   void add_cpu(const XmlElement& cpu) {
+    if (out_.system.count(kCpu) == kMaxCpuNodes) {
+      throw ModelError(cpu.line, fmt::format("more than {} <cpu> (NUMA) nodes: linkscope models one host with at "
+                                             "most {}",
+                                             kMaxCpuNodes, kMaxCpuNodes));
+    }
     const int numaid = required_int(cpu, "numaid", true);
     const NodeRef ref = create_node(out_.system, kCpu, compose_id(0, numaid), cpu.line);
     {

@@ -58,6 +58,9 @@ inline constexpr int kUndefined = -1;
 // NCCL's graph limits: more nodes of one type, or links on one node, make NCCL fail.
 inline constexpr int kMaxNodesPerType = 576;
 inline constexpr int kMaxLinksPerNode = 576;
+// linkscope's own bound: CPU nodes are fully meshed (SYS links), so their count drives the cost quadratically;
+// real hosts have at most a few dozen NUMA nodes.
+inline constexpr int kMaxCpuNodes = 64;
 
 const char* node_type_name(int type);  // "GPU", "PCI", "NVS", "CPU", "NIC", "NET"
 const char* path_type_name(int type);  // "LOC" ... "DIS"; "?" outside the table

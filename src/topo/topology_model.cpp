@@ -60,7 +60,9 @@ void add_environment_notes(TopologyModel& model) {
 
 void record_decisions(TopologyModel& model) {
   // Queries after the build are silent: NCCL's own log shows only the phase-5 checks.
-  ModelContext context{model.system, model.params, nullptr, true, true};
+  ModelContext context(model.system, model.params, nullptr);
+  context.p2p_level_resolved = true;
+  context.gdr_level_resolved = true;
   const TopoSystem& system = model.system;
   const std::vector<int> order = model.gpus_by_rank();
   for (const int a : order) {
@@ -68,8 +70,8 @@ void record_decisions(TopologyModel& model) {
       P2pDecision decision;
       decision.src_rank = system.nodes[kGpu][a].rank;
       decision.dst_rank = system.nodes[kGpu][b].rank;
-      decision.src_gpu = system.gpu_index_of_rank(decision.src_rank);
-      decision.dst_gpu = system.gpu_index_of_rank(decision.dst_rank);
+      decision.src_gpu = context.gpu_index(decision.src_rank);
+      decision.dst_gpu = context.gpu_index(decision.dst_rank);
       decision.path = path_between(system, {kGpu, decision.src_gpu}, {kGpu, decision.dst_gpu});
       decision.check = check_p2p(context, decision.src_rank, decision.dst_rank);
       model.p2p.push_back(std::move(decision));
@@ -119,7 +121,7 @@ void compute_model(TopologyModel& model, const std::string& xml_text, const Envi
     for (int h = 0; h < system.count(kGpu); ++h) row.push_back(path_between(system, {kGpu, g}, {kGpu, h}));
     model.gpu_paths_before_rewrites.push_back(std::move(row));
   }
-  ModelContext context{system, model.params, &model.info_lines};
+  ModelContext context(system, model.params, &model.info_lines);
   divert_non_p2p_pairs(context);
   relabel_c2c_paths(context);
   apply_pxn_and_gdr(context);

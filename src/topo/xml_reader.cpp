@@ -13,6 +13,23 @@ namespace linkscope::topo {
 
 namespace {
 
+// Byte offset -> 1-based line in O(log n): every element asks once.
+class LineIndex {
+ public:
+  explicit LineIndex(std::string_view text) {
+    for (std::size_t i = 0; i < text.size(); ++i) {
+      if (text[i] == '\n') newlines_.push_back(i);
+    }
+  }
+  long line_of(std::ptrdiff_t offset) const {
+    const auto at = static_cast<std::size_t>(std::max<std::ptrdiff_t>(offset, 0));
+    return 1 + static_cast<long>(std::lower_bound(newlines_.begin(), newlines_.end(), at) - newlines_.begin());
+  }
+
+ private:
+  std::vector<std::size_t> newlines_;
+};
+
 bool has_nccl_handlers(std::string_view parent) {
   return parent.empty() || parent == "system" || parent == "cpu" || parent == "pci" || parent == "gpu" ||
          parent == "nic";
@@ -33,26 +50,24 @@ std::string describe_parse_failure(const pugi::xml_parse_result& result, std::st
 
 // Walks the whole tree without recursion: DTDs are refused (no entity is ever declared or expanded) and
 // depth and size are bounded before anything recursive touches the tree.
-void check_structure(const pugi::xml_document& doc, std::string_view text, const std::string& source) {
+void check_structure(const pugi::xml_document& doc, const LineIndex& lines, const std::string& source) {
   std::vector<std::pair<pugi::xml_node, int>> stack;
   for (pugi::xml_node child = doc.first_child(); child; child = child.next_sibling()) stack.emplace_back(child, 1);
   std::size_t elements = 0;
   while (!stack.empty()) {
     auto [node, depth] = stack.back();
     stack.pop_back();
-    const auto offset = static_cast<std::size_t>(std::max<std::ptrdiff_t>(node.offset_debug(), 0));
+    const long line = lines.line_of(node.offset_debug());
     if (node.type() == pugi::node_doctype) {
-      throw InputError(source, line_of_offset(text, offset),
+      throw InputError(source, line,
                        "DOCTYPE declarations (DTDs, entities) are not allowed in a topology file");
     }
     if (node.type() != pugi::node_element) continue;
     if (++elements > kMaxXmlElements) {
-      throw InputError(source, line_of_offset(text, offset),
-                       fmt::format("more than {} XML elements; not a topology file", kMaxXmlElements));
+      throw InputError(source, line, fmt::format("more than {} XML elements; not a topology file", kMaxXmlElements));
     }
     if (depth > kMaxNestingDepth) {
-      throw InputError(source, line_of_offset(text, offset),
-                       fmt::format("elements nested deeper than {} levels", kMaxNestingDepth));
+      throw InputError(source, line, fmt::format("elements nested deeper than {} levels", kMaxNestingDepth));
     }
     for (pugi::xml_node child = node.first_child(); child; child = child.next_sibling()) {
       stack.emplace_back(child, depth + 1);
@@ -62,7 +77,7 @@ void check_structure(const pugi::xml_document& doc, std::string_view text, const
 
 class Converter {
  public:
-  Converter(std::string_view text, XmlDocument& doc) : text_(text), doc_(doc) {}
+  Converter(const LineIndex& lines, XmlDocument& doc) : lines_(lines), doc_(doc) {}
 
   void convert(const pugi::xml_node& node, XmlElement& out) {
     out.name = node.name();
@@ -89,9 +104,7 @@ class Converter {
     }
   }
 
-  long line_of(const pugi::xml_node& node) const {
-    return line_of_offset(text_, static_cast<std::size_t>(std::max<std::ptrdiff_t>(node.offset_debug(), 0)));
-  }
+  long line_of(const pugi::xml_node& node) const { return lines_.line_of(node.offset_debug()); }
 
  private:
   void read_attributes(const pugi::xml_node& node, XmlElement* out) {
@@ -105,7 +118,7 @@ class Converter {
     }
   }
 
-  std::string_view text_;
+  const LineIndex& lines_;
   XmlDocument& doc_;
 };
 
@@ -151,10 +164,11 @@ XmlDocument read_topology_xml(std::string_view text, const std::string& source_n
     throw InputError(source_name, line_of_offset(text, static_cast<std::size_t>(std::max<std::ptrdiff_t>(result.offset, 0))),
                      describe_parse_failure(result, text));
   }
-  check_structure(doc, text, source_name);
+  const LineIndex lines(text);
+  check_structure(doc, lines, source_name);
 
   XmlDocument out;
-  Converter converter(text, out);
+  Converter converter(lines, out);
   bool have_system = false;
   pugi::xml_node first_element;
   for (pugi::xml_node child = doc.first_child(); child; child = child.next_sibling()) {

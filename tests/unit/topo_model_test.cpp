@@ -10,6 +10,7 @@
 #include "topo/graph_edit.hpp"
 #include "topo/nccl_format.hpp"
 #include "topo/nccl_log_printer.hpp"
+#include "topo/net_locality.hpp"
 #include "topo/path_rewrites.hpp"
 #include "topo/path_search.hpp"
 #include "topo/topology_model.hpp"
@@ -286,6 +287,13 @@ TEST(TopoModel, JsonStaysValidUtf8WhateverTheAttributeBytes) {
     if (node["type"] == "NET") name = node["name"];
   }
   EXPECT_EQ(name, "mlx\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd");
+}
+
+TEST(TopoModel, AtMost64CpuNodes) {
+  std::string xml = "<system version=\"1\">\n";
+  for (int c = 0; c < 65; ++c) xml += "<cpu numaid=\"" + std::to_string(c) + "\" arch=\"arm64\"/>\n";
+  xml += "</system>\n";
+  EXPECT_EQ(error_of(xml), "t.xml:66: more than 64 <cpu> (NUMA) nodes: linkscope models one host with at most 64");
 }
 
 }  // namespace
