@@ -5,7 +5,6 @@
 
 #include "topo/nccl_format.hpp"
 #include "topo/nccl_numbers.hpp"
-#include "topo/path_search.hpp"
 #include "topo/smi_matrix.hpp"
 #include "topo/topology_model.hpp"
 

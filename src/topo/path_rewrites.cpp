@@ -1,12 +1,8 @@
 #include "topo/path_rewrites.hpp"
 
 #include <algorithm>
-#include <vector>
-
-#include <fmt/format.h>
 
 #include "topo/gdr_policy.hpp"
-#include "topo/graph_edit.hpp"
 #include "topo/net_locality.hpp"
 #include "topo/p2p_policy.hpp"
 #include "topo/path_search.hpp"

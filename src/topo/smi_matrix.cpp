@@ -6,8 +6,6 @@
 #include <fmt/format.h>
 
 #include "topo/nccl_format.hpp"
-#include "topo/nccl_numbers.hpp"
-#include "topo/path_search.hpp"
 
 namespace linkscope::topo {
 

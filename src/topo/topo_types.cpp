@@ -30,14 +30,6 @@ int TopoSystem::index_of(int type, int64_t id) const {
   return -1;
 }
 
-int TopoSystem::gpu_index_of_rank(int rank) const {
-  const auto& gpus = nodes[kGpu];
-  for (std::size_t i = 0; i < gpus.size(); ++i) {
-    if (gpus[i].rank == rank) return static_cast<int>(i);
-  }
-  return -1;
-}
-
 std::vector<Link> TopoSystem::hops_of(const Path& path) const {
   std::vector<Link> hops;
   for (int cell = path.hops; cell >= 0 && static_cast<int>(hops.size()) < path.count;

@@ -157,8 +157,6 @@ struct TopoSystem {
   int count(int type) const { return static_cast<int>(nodes[type].size()); }
   // Index of the FIRST node of `type` with `id` (NCCL's lookup; duplicate ids resolve to the first), -1 if none.
   int index_of(int type, int64_t id) const;
-  // Index of the first GPU with `rank`, -1 if none.
-  int gpu_index_of_rank(int rank) const;
   // The hops of a path as links, first hop first.
   std::vector<Link> hops_of(const Path& path) const;
 };
