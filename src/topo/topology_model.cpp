@@ -6,6 +6,7 @@
 #include <cerrno>
 #include <cstring>
 #include <fstream>
+#include <map>
 #include <sstream>
 
 #include <fmt/format.h>
@@ -47,6 +48,18 @@ void add_partial_notes(TopologyModel& model, const BuiltSystem& built) {
     model.notes.insert(model.notes.begin(),
                        "partial model: the file lists no GPU; at run time NCCL adds the GPUs it detects, so there "
                        "are no GPU paths or decisions here");
+  }
+}
+
+// NCCL finds a GPU by rank with a linear search: a rank listed twice always means the first GPU.
+void add_duplicate_rank_notes(TopologyModel& model) {
+  std::map<int, std::vector<int>> gpus_of_rank;
+  for (int g = 0; g < model.system.count(kGpu); ++g) gpus_of_rank[model.system.nodes[kGpu][g].rank].push_back(g);
+  for (const auto& [rank, gpus] : gpus_of_rank) {
+    if (gpus.size() < 2) continue;
+    model.notes.push_back(fmt::format("rank {} is given to {} GPUs; NCCL resolves it to the first, {}, so P2P and "
+                                      "GDR decisions for that rank are about that GPU",
+                                      rank, gpus.size(), nccl_node_id(model.system, {kGpu, gpus[0]})));
   }
 }
 
@@ -108,6 +121,7 @@ void compute_model(TopologyModel& model, const std::string& xml_text, const Envi
   model.info_lines.insert(model.info_lines.end(), built.info_lines.begin(), built.info_lines.end());
   model.notes.insert(model.notes.end(), built.notes.begin(), built.notes.end());
   add_partial_notes(model, built);
+  add_duplicate_rank_notes(model);
 
   model.params = resolve_nccl_params(env);
   add_environment_notes(model);

@@ -296,5 +296,14 @@ TEST(TopoModel, AtMost64CpuNodes) {
   EXPECT_EQ(error_of(xml), "t.xml:66: more than 64 <cpu> (NUMA) nodes: linkscope models one host with at most 64");
 }
 
+TEST(TopoModel, DuplicateRanksAreNoted) {
+  std::string xml = crafted(2, 0, 80, false);
+  xml.replace(xml.find("rank=\"1\""), 8, "rank=\"0\"");
+  const auto model = load_text(xml);
+  ASSERT_EQ(model.notes.size(), 1u);
+  EXPECT_EQ(model.notes[0], "rank 0 is given to 2 GPUs; NCCL resolves it to the first, GPU/0-10000, so P2P and GDR "
+                            "decisions for that rank are about that GPU");
+}
+
 }  // namespace
 }  // namespace linkscope::topo
