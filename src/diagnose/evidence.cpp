@@ -188,6 +188,24 @@ void read_model(const json& model, Evidence& evidence) {
       }
     }
   }
+  const json& matrix = object_or_empty(model, "relation_matrix");
+  const json& ids = array_or_empty(matrix, "node_ids");
+  const json& rows = array_or_empty(matrix, "rows");
+  auto rank_of = [&](const json& id) -> std::optional<int> {
+    if (!id.is_string()) return std::nullopt;
+    for (const auto& gpu : evidence.model_gpus) {
+      if (gpu.id == id.get<std::string>()) return gpu.rank;
+    }
+    return std::nullopt;
+  };
+  for (std::size_t r = 0; r < rows.size() && r < ids.size(); ++r) {
+    const auto a = rank_of(ids[r]);
+    if (!a || !rows[r].is_array()) continue;
+    for (std::size_t c = 0; c < rows[r].size() && c < ids.size(); ++c) {
+      const auto b = rank_of(ids[c]);
+      if (b && *a != *b && rows[r][c].is_string()) evidence.model_relations[{*a, *b}] = rows[r][c].get<std::string>();
+    }
+  }
   for (const auto& path : array_or_empty(model, "paths")) {
     ModelPath entry;
     entry.from = string_or(path, "from", "");
@@ -519,8 +537,14 @@ std::optional<LinkRate> Evidence::slowest_link_rate() const {
   return slowest;
 }
 
+std::string Evidence::model_relation(int a, int b) const {
+  const auto it = model_relations.find({a, b});
+  return it == model_relations.end() ? std::string() : it->second;
+}
+
 std::string Evidence::pair_type(int a, int b) const {
   if (const PairFacts* facts = pair(a, b); facts != nullptr && !facts->relation.empty()) return facts->relation;
+  if (const std::string relation = model_relation(a, b); !relation.empty()) return relation;
   const std::string type = model_path_type(a, b);
   return type.empty() ? std::string("unknown") : type;
 }

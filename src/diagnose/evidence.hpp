@@ -198,6 +198,9 @@ struct Evidence {
   std::map<std::string, std::string> model_env;
   std::vector<ModelGpu> model_gpus;
   std::vector<ModelPath> model_paths;
+  // model.relation_matrix: the pair's relation in nvidia-smi terms ("NV18", "PIX", "SYS") from the paths before
+  // NCCL rewrites them for its P2P level, keyed by (rank, rank).
+  std::map<std::pair<int, int>, std::string> model_relations;
   std::vector<ModelP2p> model_p2p;
   // runtime
   bool runtime_known = false;
@@ -221,10 +224,12 @@ struct Evidence {
   std::optional<LinkRate> link_rate(int a, int b) const;
   // The slowest pair link rate among visible GPUs (what bounds a collective).
   std::optional<LinkRate> slowest_link_rate() const;
-  // "NV18" / "PIX" ...: the pair's class for grouping (system relation, else model path type, else "unknown").
+  // "NV18" / "PIX" ...: the pair's class for grouping (system relation, else the model's relation matrix, else
+  // its path type, else "unknown").
   std::string pair_type(int a, int b) const;
   // NCCL model path type between ranks a and b ("NVL", "PHB" ...), "" when not modelled.
   std::string model_path_type(int a, int b) const;
+  std::string model_relation(int a, int b) const;
   std::optional<double> model_path_bw(int a, int b) const;
   // GPUs running processes other than linkscope (NVML process list).
   std::vector<int> busy_ordinals() const;

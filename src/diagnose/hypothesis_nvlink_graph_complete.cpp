@@ -34,7 +34,7 @@ std::optional<Hypothesis> make_nvlink_graph_complete(const Evidence& evidence) {
       const auto rate = gpu != nullptr ? gpu->pcie_rate_gbps(true) : std::nullopt;
       if (rate && (!pcie_rate || *rate > *pcie_rate)) {
         pcie_rate = rate;
-        pcie_basis = fmt::format("PCIe Gen{} x{}", gpu->pcie.max_gen.value_or(0), gpu->pcie.max_width.value_or(0));
+        pcie_basis = fmt::format("PCIe Gen{} x{} rate", gpu->pcie.max_gen.value_or(0), gpu->pcie.max_width.value_or(0));
       }
     }
     hypothesis.basis = "system: NVML NVLink state and GPU pair relations";
@@ -51,7 +51,7 @@ std::optional<Hypothesis> make_nvlink_graph_complete(const Evidence& evidence) {
       }
     }
     relations = "NVL";
-    pcie_basis = "NCCL's PCI weight";
+    pcie_basis = "PCI weight in NCCL's model";
     hypothesis.basis = "model: NCCL path types between GPUs";
   }
   if (nvlinked.empty()) return std::nullopt;
@@ -73,7 +73,7 @@ std::optional<Hypothesis> make_nvlink_graph_complete(const Evidence& evidence) {
     hypothesis.numbers["pcie_rate_gbps"] = *pcie_rate;
     hypothesis.numbers["nvlink_min_gbps"] = factor * *pcie_rate;
     hypothesis.prediction = fmt::format(
-        "every directed NVLink pair copies faster than {} at >= {} ({} the {} rate of {}), which PCIe cannot carry",
+        "every directed NVLink pair copies faster than {} at >= {} ({} the {} of {}), which PCIe cannot carry",
         format_gbps(factor * *pcie_rate), format_bytes(static_cast<std::uint64_t>(threshold(Threshold::kBandwidthCompareMinBytes))),
         format_factor(factor), pcie_basis, format_gbps(*pcie_rate));
   } else {

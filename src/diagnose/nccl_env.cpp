@@ -115,8 +115,9 @@ std::vector<std::pair<std::pair<int, int>, std::string>> gpu_pair_path_types(con
       if (const PairFacts* pair = evidence.pair(ranks[i], ranks[j]); pair != nullptr && !pair->relation.empty()) {
         type = relation_to_path_type(pair->relation);
       }
-      // The model's path may already reflect the variables (phase 3 diverts P2P-less pairs through the CPU),
-      // so the hardware relation wins when both are known.
+      // The model's final path may already reflect the variables (phase 3 diverts P2P-less pairs through the
+      // CPU), so the hardware relation wins, then the model's relation before rewrites, then its final path.
+      if (type.empty()) type = relation_to_path_type(evidence.model_relation(ranks[i], ranks[j]));
       if (type.empty()) type = evidence.model_path_type(ranks[i], ranks[j]);
       if (!type.empty()) result.push_back({{ranks[i], ranks[j]}, type});
     }

@@ -21,8 +21,7 @@ TEST_P(MarkdownGolden, MatchesExpected) {
 
 INSTANTIATE_TEST_SUITE_P(Runs, MarkdownGolden,
                          ::testing::Values("h200x2-healthy", "h200x2-busy-gpu1", "h200x2-nccl-p2p-disable",
-                                           "h200x2-cuda-visible-devices-1", "hgx-h200-8gpu-model-gpu5-no-nvlink",
-                                           "hgx-h200-8gpu-synthetic-gpu5-slow"),
+                                           "h200x2-cuda-visible-devices-1", "hgx-h200-8gpu-synthetic-gpu5-slow"),
                          [](const auto& param_info) {
                            std::string name = param_info.param;
                            for (char& c : name) {
@@ -30,6 +29,14 @@ INSTANTIATE_TEST_SUITE_P(Runs, MarkdownGolden,
                            }
                            return name;
                          });
+
+TEST(MarkdownGoldenTopologyFile, GpuWithoutNvlink) {
+  const RunDocument run = test::diagnosed_topology_file("topo-variants/hgx-h200-gpu5-no-nvlink.xml");
+  MarkdownOptions options;
+  options.link_svg_files = true;
+  test::expect_golden("hgx-h200-gpu5-no-nvlink.md", render_markdown(run, options));
+  test::expect_golden("hgx-h200-gpu5-no-nvlink.summary.txt", render_summary_text(run));
+}
 
 }  // namespace
 }  // namespace linkscope::report

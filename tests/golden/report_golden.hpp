@@ -51,4 +51,7 @@ inline RunDocument diagnosed_fixture(const std::string& name) {
   return run;
 }
 
+// A topology file alone, diagnosed as `doctor --xml` does, with fixed run metadata so the output is stable.
+RunDocument diagnosed_topology_file(const std::string& relative_xml);
+
 }  // namespace linkscope::test

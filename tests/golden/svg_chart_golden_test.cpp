@@ -35,7 +35,7 @@ TEST(SvgGolden, EightGpuHeatmapWithOneSlowGpuAndTopology) {
 }
 
 TEST(SvgGolden, TopologyFromTheModelWithAGpuWithoutNvlink) {
-  const RunDocument run = test::diagnosed_fixture("hgx-h200-8gpu-model-gpu5-no-nvlink.json");
+  const RunDocument run = test::diagnosed_topology_file("topo-variants/hgx-h200-gpu5-no-nvlink.xml");
   const ReportData data = collect_report_data(run);
   const auto svgs = report_svgs(run, data);
   ASSERT_EQ(svgs.size(), 1u);

@@ -106,28 +106,6 @@ TEST(DiagnoseFixtureRuns, HealthyTopologyFileAloneGivesNoFinding) {
   EXPECT_EQ(hypothesis(run, "nvlink-graph-complete").verdict, Verdict::kUntested);
 }
 
-struct TopologyVariant {
-  const char* file;
-  const char* id;
-  int rank;
-};
-
-class DiagnoseTopologyVariant : public ::testing::TestWithParam<TopologyVariant> {};
-
-TEST_P(DiagnoseTopologyVariant, FindsTheDegradedGpuAndNothingElse) {
-  const RunDocument run = diagnosed(GetParam().file);
-  EXPECT_EQ(finding_ids(run), std::set<std::string>{GetParam().id}) << run.findings.dump(2);
-  const Finding f = finding(run, GetParam().id);
-  EXPECT_EQ(f.gpus, std::vector<int>{GetParam().rank}) << joined(f.evidence);
-  EXPECT_GE(f.severity, Severity::kWarning);
-}
-
-INSTANTIATE_TEST_SUITE_P(Hgx8, DiagnoseTopologyVariant,
-                         ::testing::Values(TopologyVariant{"hgx-h200-8gpu-model-gpu3-gen4.json", "pcie-link-degraded", 3},
-                                           TopologyVariant{"hgx-h200-8gpu-model-gpu5-no-nvlink.json", "nvlink-missing", 5},
-                                           TopologyVariant{"hgx-h200-8gpu-model-gpu2-16-links.json", "nvlink-link-down",
-                                                           2}));
-
 TEST(DiagnoseFixtureRuns, EightGpuHealthyRunHasNoFinding) {
   const RunDocument run = diagnosed("hgx-h200-8gpu-synthetic.json");
   EXPECT_TRUE(finding_ids(run).empty()) << run.findings.dump(2);
