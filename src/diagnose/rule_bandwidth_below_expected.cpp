@@ -58,7 +58,7 @@ std::optional<Finding> rule_bandwidth_below_expected(const Context& context) {
   finding.cause = "traffic on a slower path than the topology suggests (P2P off, PCIe instead of NVLink), a "
                   "degraded link or GPU, or interference";
   finding.next_command = first_copy.empty()
-                             ? fmt::format("linkscope ladder --op {}", first_collective)
+                             ? fmt::format("linkscope ladder {}", first_collective)
                              : fmt::format("linkscope p2p --pairs {} -b 256M -e 1G", first_copy);
   return finding;
 }

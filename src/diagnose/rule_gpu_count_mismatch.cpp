@@ -49,7 +49,7 @@ std::optional<Finding> rule_gpu_count_mismatch(const Context& context) {
                     "(driver error, Xid, permissions on /dev/nvidia*, container device list)";
     finding.severity = Severity::kError;
     finding.explanation = "CUDA cannot use every GPU that the driver reports, so part of the machine is unusable.";
-    finding.next_command = "nvidia-smi -q | grep -i -e xid -e 'pending' ; ls -l /dev/nvidia*";
+    finding.next_command = "nvidia-smi -L; ls -l /dev/nvidia*; dmesg | grep -i -e xid -e nvrm";
   }
   finding.title = fmt::format("CUDA sees {} of the {} GPUs that NVML reports", *cuda, *nvml);
   return finding;

@@ -74,7 +74,10 @@ std::optional<Finding> rule_gpu_slow(const Context& context) {
     finding.cause = "a degraded GPU: fewer or slower NVLinks, a throttled clock, a PCIe link below its peers', or "
                     "a hardware fault";
   }
-  finding.next_command = fmt::format("nvidia-smi nvlink -s -i {0}; nvidia-smi -q -d PERFORMANCE -i {0}", first);
+  // nvidia-smi -i takes NVML indices or bus ids, not CUDA ordinals: name the GPU by its bus id.
+  const GpuFacts* gpu = evidence.gpu(first);
+  const std::string id = gpu != nullptr && !gpu->pci_bdf.empty() ? gpu->pci_bdf : std::to_string(first);
+  finding.next_command = fmt::format("nvidia-smi nvlink -s -i {0}; nvidia-smi -q -d PERFORMANCE -i {0}", id);
   return finding;
 }
 

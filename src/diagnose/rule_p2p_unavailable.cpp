@@ -68,7 +68,7 @@ std::optional<Finding> rule_p2p_unavailable(const Context& context) {
                                 "not running"
                               : "PCIe ACS/IOMMU redirecting peer traffic (common in VMs and with IOMMU on), or a "
                                 "chipset without P2P support";
-  finding.next_command = "nvidia-smi topo -p2p rw";
+  finding.next_command = "nvidia-smi topo -p2p r; nvidia-smi topo -p2p w";
   return finding;
 }
 

@@ -66,7 +66,8 @@ std::optional<Finding> from_system(const Context& context) {
   }
   if (finding.evidence.empty()) return std::nullopt;
   finding.title = fmt::format("{} PCIe link runs below its capability", first);
-  finding.next_command = "nvidia-smi -q -d PCIE; lspci -vv -s <bdf> | grep -e LnkCap -e LnkSta";
+  finding.next_command = "nvidia-smi --query-gpu=pci.bus_id,pcie.link.gen.current,pcie.link.gen.max,pcie.link.width.current,"
+                         "pcie.link.width.max --format=csv";
   return finding;
 }
 

@@ -72,7 +72,7 @@ std::optional<Finding> rule_transport_mismatch(const Context& context) {
       "NET through a NIC or sockets, each several times slower than NVLink.";
   finding.cause = "P2P refused at run time (peer access failed, NCCL_P2P_* set in a config file such as "
                   "/etc/nccl.conf or ~/.nccl.conf, or containers without a shared IPC namespace)";
-  finding.next_command = "NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,P2P,SHM linkscope coll all_reduce -b 1G -e 1G";
+  finding.next_command = "linkscope coll all_reduce -b 1G -e 1G   # records the transports NCCL picks";
   return finding;
 }
 
