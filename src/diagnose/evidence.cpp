@@ -143,6 +143,7 @@ void read_system(const json& system, Evidence& evidence) {
   evidence.nvml_gpu_count = opt_small_int(visibility, "nvml_gpu_count");
   evidence.cuda_device_count = opt_small_int(visibility, "cuda_device_count");
   if (!evidence.cuda_device_count) evidence.cuda_device_count = opt_small_int(object_or_empty(system, "cuda"), "device_count");
+  evidence.cuda_visible_devices = string_or(visibility, "cuda_visible_devices", "");
   for (const auto& hidden : array_or_empty(visibility, "hidden")) {
     std::string who = string_or(hidden, "uuid", "");
     const std::string bdf = string_or(hidden, "pci_bdf", "");

@@ -190,6 +190,7 @@ struct Evidence {
   std::vector<PairFacts> pairs;
   std::optional<int> nvml_gpu_count, cuda_device_count;
   std::vector<std::pair<std::string, std::string>> hidden_gpus;  // (uuid or bdf, reason)
+  std::string cuda_visible_devices;  // as discovery saw it (visibility.cuda_visible_devices), "" when unset
   int numa_node_count = 0;
   // environment
   std::map<std::string, std::string> env;  // environment.variables

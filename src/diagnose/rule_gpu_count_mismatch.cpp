@@ -24,11 +24,13 @@ std::optional<Finding> rule_gpu_count_mismatch(const Context& context) {
   for (const auto& gpu : evidence.gpus) {
     if (gpu.mig_mode == "enabled") mig_gpus.push_back(gpu.pci_bdf.empty() ? gpu.label() : gpu.pci_bdf);
   }
-  const auto visible = evidence.env.find("CUDA_VISIBLE_DEVICES");
-  if (visible != evidence.env.end()) {
-    finding.evidence.push_back(fmt::format("environment: CUDA_VISIBLE_DEVICES={}", visible->second));
-    finding.cause = fmt::format("CUDA_VISIBLE_DEVICES={} limits this process to {} of the {} GPUs", visible->second,
-                                *cuda, *nvml);
+  std::string visible = evidence.cuda_visible_devices;
+  if (const auto it = evidence.env.find("CUDA_VISIBLE_DEVICES"); it != evidence.env.end()) visible = it->second;
+  const bool masked = evidence.env.count("CUDA_VISIBLE_DEVICES") != 0 || !evidence.cuda_visible_devices.empty();
+  if (masked) {
+    finding.evidence.push_back(fmt::format("environment: CUDA_VISIBLE_DEVICES={}", visible));
+    finding.cause = fmt::format("CUDA_VISIBLE_DEVICES={} limits this process to {} of the {} GPUs", visible, *cuda,
+                                *nvml);
     finding.severity = Severity::kWarning;
     finding.explanation =
         "CUDA ordinals are counted after the mask, NVML indices are not. Every measurement in this run covers only "

@@ -24,6 +24,16 @@ TEST(RuleState, MigExplainsACountMismatch) {
   EXPECT_NE(f[0].cause.find("MIG"), std::string::npos);
 }
 
+TEST(RuleState, DiscoveryRecordOfTheMaskExplainsACountMismatch) {
+  RunDocument run = test::nvswitch_run(2);
+  run.system["visibility"]["cuda_device_count"] = 1;
+  run.system["visibility"]["cuda_visible_devices"] = "1";
+  const auto f = findings(run);
+  ASSERT_EQ(f.size(), 1u);
+  EXPECT_EQ(f[0].severity, Severity::kWarning);
+  EXPECT_NE(f[0].cause.find("CUDA_VISIBLE_DEVICES=1"), std::string::npos) << f[0].cause;
+}
+
 TEST(RuleState, UnexplainedCountMismatchIsAnError) {
   RunDocument run = test::nvswitch_run(2);
   run.system["visibility"]["cuda_device_count"] = 1;
