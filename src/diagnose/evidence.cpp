@@ -385,14 +385,6 @@ void read_numa(const json& numa, Evidence& evidence) {
   }
 }
 
-std::string relation_to_path_type(const std::string& relation) {
-  if (relation.rfind("NV", 0) == 0 && relation.size() > 2 && std::isdigit(static_cast<unsigned char>(relation[2]))) {
-    return "NVL";
-  }
-  if (relation == "NODE") return "PHB";
-  return relation;
-}
-
 }  // namespace
 
 int GpuFacts::active_nvlinks() const {
@@ -441,7 +433,7 @@ bool GpuFacts::same_kind(const GpuFacts& other) const { return name == other.nam
 
 bool PairFacts::has_nvlink() const {
   if (nvlink_count) return *nvlink_count > 0;
-  return relation_to_path_type(relation) == "NVL";
+  return path_type_of_relation(relation) == "NVL";
 }
 
 std::optional<double> P2pPoint::relative_noise() const {
@@ -620,14 +612,6 @@ std::optional<double> pcie_rate_gbps(std::optional<int> gen, std::optional<int> 
     default: return std::nullopt;
   }
   return per_lane * *width;
-}
-
-std::optional<std::uint64_t> largest_size_at_least(const std::vector<P2pPoint>& points, std::uint64_t min_bytes) {
-  std::optional<std::uint64_t> largest;
-  for (const auto& point : points) {
-    if (point.ok() && point.bytes >= min_bytes && (!largest || point.bytes > *largest)) largest = point.bytes;
-  }
-  return largest;
 }
 
 double relative_gap(double x, double y) {

@@ -241,9 +241,6 @@ Evidence collect_evidence(const RunDocument& run);
 // Per-direction PCIe rate of one lane x width: Gen1/2 8b/10b, Gen3-5 128b/130b, Gen6 FLIT (242/256).
 std::optional<double> pcie_rate_gbps(std::optional<int> gen, std::optional<int> width);
 
-// Largest size >= min_bytes at which `points` has an ok value; nullopt when none.
-std::optional<std::uint64_t> largest_size_at_least(const std::vector<P2pPoint>& points, std::uint64_t min_bytes);
-
 // Relative difference 1 - min/max (0 when equal; 1 when one is 0).
 double relative_gap(double x, double y);
 

@@ -18,15 +18,6 @@ constexpr int kLoc = 0, kNvb = 2, kPxb = 5, kSys = 9;
 // strtol(value, 0) as NCCL parses numeric variables: leading digits (any base prefix), else 0.
 long parse_long_like_nccl(const std::string& value) { return std::strtol(value.c_str(), nullptr, 0); }
 
-std::string relation_to_path_type(const std::string& relation) {
-  if (relation.size() > 2 && relation.compare(0, 2, "NV") == 0 &&
-      std::isdigit(static_cast<unsigned char>(relation[2]))) {
-    return "NVL";
-  }
-  if (relation == "NODE") return "PHB";
-  return relation;
-}
-
 std::string pair_list(const std::vector<std::pair<int, int>>& pairs) {
   std::string text;
   const std::size_t shown = std::min<std::size_t>(pairs.size(), 6);
@@ -41,6 +32,15 @@ std::string pair_list(const std::vector<std::pair<int, int>>& pairs) {
 bool truthy(const std::string& value) { return parse_long_like_nccl(value) != 0; }
 
 }  // namespace
+
+std::string path_type_of_relation(const std::string& relation) {
+  if (relation.size() > 2 && relation.compare(0, 2, "NV") == 0 &&
+      std::isdigit(static_cast<unsigned char>(relation[2]))) {
+    return "NVL";
+  }
+  if (relation == "NODE") return "PHB";
+  return relation;
+}
 
 std::optional<int> path_type_index(const std::string& name) {
   for (std::size_t i = 0; i < kPathNames.size(); ++i) {
@@ -72,7 +72,7 @@ std::optional<int> p2p_level_override(const EnvMap& env) {
 
 bool env_removes_p2p(const EnvMap& env, const std::string& path_type) {
   const auto level = p2p_level_override(env);
-  const auto type = path_type_index(relation_to_path_type(path_type));
+  const auto type = path_type_index(path_type_of_relation(path_type));
   if (!level || !type) return false;
   return *type <= default_p2p_level() && *type > *level;
 }
@@ -113,11 +113,11 @@ std::vector<std::pair<std::pair<int, int>, std::string>> gpu_pair_path_types(con
     for (std::size_t j = i + 1; j < ranks.size(); ++j) {
       std::string type;
       if (const PairFacts* pair = evidence.pair(ranks[i], ranks[j]); pair != nullptr && !pair->relation.empty()) {
-        type = relation_to_path_type(pair->relation);
+        type = path_type_of_relation(pair->relation);
       }
       // The model's final path may already reflect the variables (phase 3 diverts P2P-less pairs through the
       // CPU), so the hardware relation wins, then the model's relation before rewrites, then its final path.
-      if (type.empty()) type = relation_to_path_type(evidence.model_relation(ranks[i], ranks[j]));
+      if (type.empty()) type = path_type_of_relation(evidence.model_relation(ranks[i], ranks[j]));
       if (type.empty()) type = evidence.model_path_type(ranks[i], ranks[j]);
       if (!type.empty()) result.push_back({{ranks[i], ranks[j]}, type});
     }

@@ -16,6 +16,8 @@ using EnvMap = std::map<std::string, std::string>;
 // NCCL path types in NCCL 2.28 order (a larger index is a worse path): LOC NVL NVB C2C PIX PXB P2C PXN PHB SYS.
 std::optional<int> path_type_index(const std::string& name);
 std::string path_type_name(int index);
+// nvidia-smi's relation as an NCCL path type: "NV18" -> "NVL", "NODE" -> "PHB", others unchanged.
+std::string path_type_of_relation(const std::string& relation);
 // NCCL's default P2P level (PXB); the AMD <= 2 GPU exception (SYS) is not knowable from the Run.
 int default_p2p_level();
 

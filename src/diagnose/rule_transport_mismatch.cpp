@@ -17,9 +17,9 @@ namespace {
 
 std::string pair_path_type(const Evidence& evidence, int a, int b) {
   if (const PairFacts* pair = evidence.pair(a, b); pair != nullptr && !pair->relation.empty()) {
-    if (pair->has_nvlink()) return "NVL";
-    return pair->relation == "NODE" ? "PHB" : pair->relation;
+    return pair->has_nvlink() ? "NVL" : path_type_of_relation(pair->relation);
   }
+  if (const std::string relation = evidence.model_relation(a, b); !relation.empty()) return path_type_of_relation(relation);
   return evidence.model_path_type(a, b);
 }
 
