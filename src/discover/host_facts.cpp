@@ -1,0 +1,26 @@
+#include "discover/host_facts.hpp"
+
+#include <fmt/format.h>
+
+namespace linkscope::discover {
+
+HostFacts read_host_facts(const SysfsRoot& root) {
+  HostFacts facts;
+  facts.sysfs_root = root.root();
+  facts.pci = read_pci_tree(root);
+  if (facts.pci.devices().empty()) {
+    facts.warnings.push_back(fmt::format("no PCI devices under {}/sys/bus/pci/devices", root.is_live() ? "" : root.root()));
+  }
+  facts.numa_nodes = read_numa_nodes(root);
+  if (facts.numa_nodes.empty()) facts.warnings.push_back("no NUMA nodes under /sys/devices/system/node");
+  facts.nics = read_nics(root, facts.pci);
+  facts.cpu = read_cpu_info(root);
+  if (!facts.cpu) facts.warnings.push_back("no /proc/cpuinfo: CPU vendor and model unknown");
+  for (const char* path : {"/sys/kernel/mm/memory_peers/nv_mem/version", "/sys/kernel/mm/memory_peers/nv_mem_nc/version",
+                           "/sys/module/nvidia_peermem/version"}) {
+    if (root.exists(path)) facts.peer_memory_module = true;
+  }
+  return facts;
+}
+
+}  // namespace linkscope::discover
