@@ -20,6 +20,12 @@ HostFacts read_host_facts(const SysfsRoot& root) {
                            "/sys/module/nvidia_peermem/version"}) {
     if (root.exists(path)) facts.peer_memory_module = true;
   }
+  const std::string links = "/sys/kernel/pci_switch_link/virtual_switch_links";
+  for (const auto& bus_id : root.list(links)) {
+    for (const auto& peer : root.list(links + "/" + bus_id)) {
+      if (is_sysfs_bdf(peer) && facts.pci.find(peer) != nullptr) facts.bcm_switch_links[bus_id].push_back(peer);
+    }
+  }
   return facts;
 }
 

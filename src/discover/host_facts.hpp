@@ -1,4 +1,5 @@
 #pragma once
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -21,6 +22,8 @@ struct HostFacts {
   // A GPUDirect RDMA peer-memory module is loaded (nvidia-peermem / nv_peer_mem), as NCCL's IB transport
   // checks before it marks a NIC gdr="1".
   bool peer_memory_module = false;
+  // Broadcom PEX switch peer links NCCL turns into <pcilink> (/sys/kernel/pci_switch_link/virtual_switch_links).
+  std::map<std::string, std::vector<std::string>> bcm_switch_links;
   std::vector<std::string> warnings;  // what could not be read, one line each
 };
 

@@ -1,6 +1,7 @@
 #include "discover/nic_reader.hpp"
 
 #include <ifaddrs.h>
+#include <netinet/in.h>
 #include <sys/socket.h>
 
 #include <cstdlib>
@@ -50,6 +51,11 @@ std::set<std::string> interfaces_with_address() {
   for (const ifaddrs* entry = list; entry != nullptr; entry = entry->ifa_next) {
     if (entry->ifa_addr == nullptr || entry->ifa_name == nullptr) continue;
     const int family = entry->ifa_addr->sa_family;
+    if (family == AF_INET6) {
+      // NCCL's socket transport skips IPv6 link-local addresses.
+      const auto* address = reinterpret_cast<const sockaddr_in6*>(entry->ifa_addr);
+      if (IN6_IS_ADDR_LINKLOCAL(&address->sin6_addr)) continue;
+    }
     if (family == AF_INET || family == AF_INET6) names.insert(entry->ifa_name);
   }
   freeifaddrs(list);
@@ -104,6 +110,7 @@ NicDevice read_interface(const SysfsRoot& root, const PciTree& pci, const std::s
   } else {
     fill_bus_facts(root, pci, nic);
   }
+  if (const auto index = root.read_attribute(entry + "/ifindex")) nic.ifindex = std::atoi(index->c_str());
   nic.operstate = root.read_attribute(entry + "/operstate");
   if (const auto speed = root.read_attribute(entry + "/speed")) {
     const long value = std::strtol(speed->c_str(), nullptr, 10);

@@ -29,6 +29,7 @@ struct NicDevice {
   std::optional<std::string> node_guid;    // "0c42:a103:0012:3456"
   std::vector<std::string> net_devices;    // interfaces on the same device (mlx5_0 -> ib0)
   // Interfaces only
+  std::optional<int> ifindex;              // kernel interface index (the order getifaddrs lists interfaces)
   std::optional<std::string> operstate;    // "up", "down", "unknown"
   std::optional<long> speed_mbit_s;        // only a positive /sys/class/net/X/speed
   bool is_virtual = false;                 // under /sys/devices/virtual (bridges, bonds, ifb, veth)
