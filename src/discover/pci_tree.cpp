@@ -1,5 +1,6 @@
 #include "discover/pci_tree.hpp"
 
+#include <algorithm>
 #include <cctype>
 #include <cstdlib>
 
@@ -200,6 +201,32 @@ NcclPciParent PciTree::nccl_parent(const PciDevice& device) const {
   parent.is_cpu = true;
   parent.numa_id = device.numa_node.value_or("");
   return parent;
+}
+
+std::string PciTree::relation(const PciDevice& a, const PciDevice& b) const {
+  // The switches (upstream ports) above each device, nearest first, as NCCL's parent rule finds them.
+  const auto switches = [&](const PciDevice& device) {
+    std::vector<std::string> chain;
+    const PciDevice* current = &device;
+    for (NcclPciParent parent = nccl_parent(*current); !parent.is_cpu; parent = nccl_parent(*current)) {
+      chain.push_back(parent.bdf);
+      current = find(parent.bdf);
+      if (current == nullptr) break;
+    }
+    return chain;
+  };
+  const std::vector<std::string> above_a = switches(a);
+  const std::vector<std::string> above_b = switches(b);
+  for (std::size_t i = 0; i < above_a.size(); ++i) {
+    const auto j = std::find(above_b.begin(), above_b.end(), above_a[i]);
+    if (j == above_b.end()) continue;
+    const std::size_t traversed = i + static_cast<std::size_t>(j - above_b.begin()) + 1;
+    return traversed <= 1 ? "PIX" : "PXB";
+  }
+  if (root_complex(a) == root_complex(b)) return "PHB";
+  const int node_a = a.numa_node_id().value_or(-1);
+  const int node_b = b.numa_node_id().value_or(-1);
+  return node_a == node_b ? "NODE" : "SYS";
 }
 
 PciTree read_pci_tree(const SysfsRoot& root) {

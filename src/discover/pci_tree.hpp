@@ -67,6 +67,9 @@ class PciTree {
   // The root complex directory name ("pci0000:17").
   std::string root_complex(const PciDevice& device) const;
   NcclPciParent nccl_parent(const PciDevice& device) const;
+  // The PCIe relation of two devices as `nvidia-smi topo -m` names it: "PIX" (at most one switch between
+  // them), "PXB" (several switches), "PHB" (same root complex), "NODE" (same NUMA node), "SYS".
+  std::string relation(const PciDevice& a, const PciDevice& b) const;
 
  private:
   std::vector<PciDevice> devices_;
