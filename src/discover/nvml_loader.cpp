@@ -148,8 +148,7 @@ bool open_api(Api& api, NvmlSnapshot& snapshot) {
   api.handle = dlopen(api.path.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (api.handle == nullptr) {
     const char* why = dlerror();
-    snapshot.reason = fmt::format("NVIDIA driver library not loadable: dlopen({}) failed: {}", api.path,
-                                  why != nullptr ? why : "unknown reason");
+    snapshot.reason = fmt::format("dlopen({}) failed: {}", api.path, why != nullptr ? why : "unknown reason");
     return false;
   }
   resolve(api.handle, api.Init, "nvmlInit_v2");

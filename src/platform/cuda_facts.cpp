@@ -41,6 +41,9 @@ class CudaRuntimeSource final : public discover::CudaSource {
     CudaSnapshot snapshot;
     snapshot.runtime_version = query<int>("cudaRuntimeGetVersion", [](int& v) { return cudaRuntimeGetVersion(&v); });
     snapshot.driver_version = query<int>("cudaDriverGetVersion", [](int& v) { return cudaDriverGetVersion(&v); });
+    if (snapshot.driver_version.value_or(-1) == 0) {  // success with 0 means no driver at all
+      snapshot.driver_version = Fact<int>::unknown("no CUDA driver is installed (cudaDriverGetVersion reports 0)");
+    }
     int count = 0;
     if (const cudaError_t status = cudaGetDeviceCount(&count); status != cudaSuccess) {
       snapshot.reason = describe("cudaGetDeviceCount", status);
