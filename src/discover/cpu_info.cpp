@@ -4,19 +4,9 @@
 #include <map>
 #include <sstream>
 
+#include "discover/text_util.hpp"
+
 namespace linkscope::discover {
-
-namespace {
-
-std::string trim(std::string_view text) {
-  std::size_t start = 0;
-  std::size_t end = text.size();
-  while (start < end && (text[start] == ' ' || text[start] == '\t')) ++start;
-  while (end > start && (text[end - 1] == ' ' || text[end - 1] == '\t' || text[end - 1] == '\r')) --end;
-  return std::string(text.substr(start, end - start));
-}
-
-}  // namespace
 
 std::string build_arch() {
 #if defined(__x86_64__)
@@ -37,14 +27,14 @@ CpuInfo parse_cpuinfo(std::string_view text) {
   std::string line;
   bool first_block_done = false;  // blocks are separated by blank lines
   while (std::getline(lines, line)) {
-    if (trim(line).empty()) {
+    if (trim_spaces(line).empty()) {
       if (!first.empty()) first_block_done = true;
       continue;
     }
     const auto colon = line.find(':');
     if (colon == std::string::npos) continue;
-    const std::string key = trim(std::string_view(line).substr(0, colon));
-    const std::string value = trim(std::string_view(line).substr(colon + 1));
+    const std::string key = trim_spaces(std::string_view(line).substr(0, colon));
+    const std::string value = trim_spaces(std::string_view(line).substr(colon + 1));
     if (key == "processor") ++info.logical_cpus;
     if (!first_block_done && !first.count(key)) first[key] = value;
   }

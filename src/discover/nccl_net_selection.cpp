@@ -5,21 +5,11 @@
 
 #include <fmt/format.h>
 
+#include "discover/text_util.hpp"
+
 namespace linkscope::discover {
 
 namespace {
-
-std::vector<std::string> split(const std::string& text, char separator) {
-  std::vector<std::string> parts;
-  std::size_t start = 0;
-  while (start <= text.size()) {
-    std::size_t end = text.find(separator, start);
-    if (end == std::string::npos) end = text.size();
-    if (end > start) parts.push_back(text.substr(start, end - start));
-    start = end + 1;
-  }
-  return parts;
-}
 
 // node_guid "0c42:a103:0012:3456" is big-endian; NCCL keeps verbs' __be64 as is, so on a little-endian host
 // the number it prints is the byte-swapped value.
@@ -125,7 +115,8 @@ bool nccl_name_matches(const std::string& list_text, const std::string& name, in
     list.erase(0, 1);
   }
   bool matched = false;
-  for (const auto& entry : split(list, ',')) {
+  for (const auto& entry : split_list(list, ',')) {
+    if (entry.empty()) continue;
     std::string entry_name = entry;
     int entry_port = -1;
     if (const auto colon = entry.find(':'); colon != std::string::npos) {

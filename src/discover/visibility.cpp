@@ -6,28 +6,11 @@
 
 #include <fmt/format.h>
 
+#include "discover/text_util.hpp"
+
 namespace linkscope::discover {
 
 namespace {
-
-std::string trim(const std::string& text) {
-  std::size_t start = 0, end = text.size();
-  while (start < end && std::isspace(static_cast<unsigned char>(text[start]))) ++start;
-  while (end > start && std::isspace(static_cast<unsigned char>(text[end - 1]))) --end;
-  return text.substr(start, end - start);
-}
-
-std::vector<std::string> split_commas(const std::string& text) {
-  std::vector<std::string> parts;
-  std::size_t start = 0;
-  while (start <= text.size()) {
-    std::size_t comma = text.find(',', start);
-    if (comma == std::string::npos) comma = text.size();
-    parts.push_back(trim(text.substr(start, comma - start)));
-    start = comma + 1;
-  }
-  return parts;
-}
 
 bool is_index(const std::string& entry) {
   return !entry.empty() && entry.size() < 6 &&
@@ -82,7 +65,7 @@ VisibleSelection select_visible_devices(const std::optional<std::string>& cuda_v
   spec.set = true;
   spec.text = *cuda_visible_devices;
   std::set<unsigned> chosen;
-  for (const auto& entry : split_commas(spec.text)) {
+  for (const auto& entry : split_list(spec.text, ',')) {
     std::optional<unsigned> index;
     std::string problem;
     if (is_index(entry)) {
