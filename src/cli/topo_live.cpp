@@ -67,11 +67,14 @@ int run_topo_live(const TopoLiveOptions& options, const TopologyModelFunction& m
     try {
       ours = model(live.synthesized.xml, "synthesized topology", env);
       view.model_path_lines = ours.path_lines;
+      view.model_relation_matrix = ours.relation_matrix;
     } catch (const Error& e) {
       view.model_reason = fmt::format("linkscope's model refuses the synthesized XML: {}", e.what());
     }
   }
-  view.synthesis_notes = live.synthesized.notes;
+  for (const auto& note : live.synthesized.notes) {
+    if (note != view.model_reason) view.synthesis_notes.push_back(note);
+  }
   if (live.nccl) {
     view.nccl = &*live.nccl;
     if (live.nccl->status == "ok" && view.model_reason.empty()) {

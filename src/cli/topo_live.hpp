@@ -24,6 +24,7 @@ struct ModelSummary {
   std::vector<std::string> path_lines;  // NCCL's printed path lines
   nlohmann::json json;                  // the Run's `model` section
   std::string nccl_log;                 // NCCL's GRAPH output for the XML
+  std::string relation_matrix;          // the model in nvidia-smi terms (GPUn = rank), for next to NVML's matrix
 };
 using TopologyModelFunction =
     std::function<ModelSummary(const std::string& xml, const std::string& source_name, const Environment& env)>;

@@ -507,6 +507,10 @@ std::string render_topo_live_text(const SystemFacts& facts, const TopoLiveModelV
     out += "  unavailable: " + model.model_reason + "\n";
   } else {
     for (const auto& line : model.model_path_lines) out += "  " + line + "\n";
+    if (!model.model_relation_matrix.empty()) {
+      out += "\nThe model in nvidia-smi terms (GPUn = NCCL rank = CUDA ordinal; NCCL cannot tell NODE from PHB):\n";
+      out += model.model_relation_matrix;
+    }
   }
   for (const auto& note : model.synthesis_notes) out += "  note: " + note + "\n";
   if (model.nccl == nullptr) {

@@ -13,6 +13,7 @@ namespace linkscope::report {
 // how it compares with what NCCL itself built.
 struct TopoLiveModelView {
   std::vector<std::string> model_path_lines;  // linkscope's model of the synthesized XML
+  std::string model_relation_matrix;          // the same model in nvidia-smi terms (GPUn = rank)
   std::string model_reason;                   // why there is no model ("" when there is one)
   std::vector<std::string> synthesis_notes;
   const discover::NcclProbeResult* nccl = nullptr;  // null: not asked (--no-nccl)
