@@ -96,7 +96,6 @@ json gpu_json(const GpuFacts& gpu) {
   out["uuid"] = gpu.uuid;
   out["pci_bdf"] = gpu.pci_bdf;
   out["name"] = gpu.name;
-  if (!gpu.cuda_ordinal) out["hidden_reason"] = gpu.hidden_reason;
   if (gpu.nvml) {
     put(out, "sm", gpu.nvml->sm);
   } else {
@@ -176,8 +175,10 @@ json gpu_json(const GpuFacts& gpu) {
 
 json pair_json(const PairFacts& pair) {
   json out;
-  out["a"] = optional_json(pair.a_cuda);
-  out["b"] = optional_json(pair.b_cuda);
+  if (pair.a_cuda && pair.b_cuda) {  // CUDA ordinals only for pairs CUDA shows (visibility.hidden_pairs otherwise)
+    out["a"] = *pair.a_cuda;
+    out["b"] = *pair.b_cuda;
+  }
   out["a_nvml_index"] = optional_json(pair.a_nvml);
   out["b_nvml_index"] = optional_json(pair.b_nvml);
   put(out, "relation", pair.relation);
@@ -224,13 +225,13 @@ json nic_json(const NicDevice& nic) {
     for (const auto& port : nic.ports) {
       out["ports"].push_back({{"port", port.port},
                               {"state", port.state},
-                              {"rate_gbit_s", optional_json(port.rate_gbit_s)},
+                              {"rate_gbps", optional_json(port.rate_gbit_s)},  // Gbit/s, as the contract has it
                               {"link_layer", port.link_layer}});
     }
     out["net_devices"] = nic.net_devices;
   } else {
     out["operstate"] = optional_json(nic.operstate);
-    out["speed_mbit_s"] = optional_json(nic.speed_mbit_s);
+    out["speed_mbps"] = optional_json(nic.speed_mbit_s);  // Mbit/s
     out["virtual"] = nic.is_virtual;
     out["has_address"] = optional_json(nic.has_address);
   }
@@ -269,10 +270,17 @@ nlohmann::json system_facts_to_json(const SystemFacts& facts) {
     out["cpu"] = nullptr;
     out["cpu_reason"] = "no /proc/cpuinfo";
   }
+  // `gpus` and `pairs` hold what CUDA shows (ids are CUDA ordinals); GPUs and pairs CUDA does not show keep
+  // their facts under `visibility`.
   out["gpus"] = json::array();
-  for (const auto& gpu : facts.gpus) out["gpus"].push_back(gpu_json(gpu));
+  for (const auto& gpu : facts.gpus) {
+    if (gpu.cuda_ordinal) out["gpus"].push_back(gpu_json(gpu));
+  }
   out["pairs"] = json::array();
-  for (const auto& pair : facts.pairs) out["pairs"].push_back(pair_json(pair));
+  json hidden_pairs = json::array();
+  for (const auto& pair : facts.pairs) {
+    (pair.a_cuda && pair.b_cuda ? out["pairs"] : hidden_pairs).push_back(pair_json(pair));
+  }
   out["numa_nodes"] = json::array();
   for (const auto& node : facts.host.numa_nodes) {
     out["numa_nodes"].push_back({{"id", node.id},
@@ -301,11 +309,11 @@ nlohmann::json system_facts_to_json(const SystemFacts& facts) {
   visibility["cuda_device_order"] = optional_json(facts.cuda_device_order);
   visibility["hidden"] = json::array();
   for (const auto& hidden : facts.mapping.hidden) {
-    visibility["hidden"].push_back({{"nvml_index", hidden.nvml_index},
-                                    {"uuid", hidden.uuid},
-                                    {"pci_bdf", hidden.pci_bdf},
-                                    {"reason", hidden.reason}});
+    json entry = {{"nvml_index", hidden.nvml_index}, {"uuid", hidden.uuid}, {"pci_bdf", hidden.pci_bdf}, {"reason", hidden.reason}};
+    if (const GpuFacts* gpu = facts.gpu_by_nvml_index(hidden.nvml_index)) entry["gpu"] = gpu_json(*gpu);
+    visibility["hidden"].push_back(entry);
   }
+  visibility["hidden_pairs"] = hidden_pairs;
   visibility["notes"] = facts.mapping.notes;
   out["visibility"] = visibility;
   out["errors"] = facts.errors;

@@ -126,6 +126,7 @@ TEST(DiscoverFacts, NoDriverKeepsSysfsFactsAndReasons) {
   EXPECT_EQ(json["pci_display_devices"].size(), 2u);
   EXPECT_EQ(json["pci_display_devices"][0]["pci_bdf"], "0000:00:06.0");
   EXPECT_EQ(json["nics"][0]["name"], "eth0");
+  EXPECT_TRUE(json["nics"][0].contains("speed_mbps"));
 }
 
 TEST(DiscoverFacts, SystemJsonFollowsTheSchema) {
@@ -136,7 +137,9 @@ TEST(DiscoverFacts, SystemJsonFollowsTheSchema) {
   EXPECT_EQ(json["driver"]["version"], "580.159.04");
   EXPECT_EQ(json["driver"]["cuda_driver_version"], 13000);
   EXPECT_EQ(json["cuda"]["device_count"], 1);
-  const auto& gpu1 = json["gpus"][1];
+  // `gpus` and `pairs` hold what CUDA shows; the hidden GPU keeps its facts under `visibility`.
+  ASSERT_EQ(json["gpus"].size(), 1u);
+  const auto& gpu1 = json["gpus"][0];
   EXPECT_EQ(gpu1["cuda_ordinal"], 0);
   EXPECT_EQ(gpu1["nvml_index"], 1);
   EXPECT_EQ(gpu1["pci_bdf"], "0000:00:07.0");
@@ -152,17 +155,20 @@ TEST(DiscoverFacts, SystemJsonFollowsTheSchema) {
   EXPECT_EQ(gpu1["nvlinks"].size(), 18u);
   EXPECT_EQ(gpu1["nvlinks"][0]["remote_type"], "nvswitch");
   EXPECT_TRUE(gpu1["nvlinks"][0]["speed_gbps"].is_null());  // GPU 1 is not in the nvlink -s capture
-  EXPECT_EQ(json["gpus"][0]["nvlinks"][0]["speed_gbps"], 26.562);
-  EXPECT_EQ(json["gpus"][0]["nvlinks"][0]["errors"]["replay"], 0);
-  EXPECT_TRUE(json["gpus"][0]["cuda_ordinal"].is_null());
-  EXPECT_EQ(json["gpus"][0]["hidden_reason"], "CUDA_VISIBLE_DEVICES=1 does not select it");
-  EXPECT_EQ(json["pairs"][0]["relation"], "NV18");
-  EXPECT_TRUE(json["pairs"][0]["a"].is_null());
-  EXPECT_EQ(json["pairs"][0]["a_nvml_index"], 0);
-  EXPECT_TRUE(json["pairs"][0]["cuda_peer_access"].is_null());
+  EXPECT_TRUE(json["pairs"].empty());
+  const auto& hidden = json["visibility"]["hidden"][0];
+  EXPECT_EQ(hidden["uuid"], "GPU-db0b843c-9616-d6f1-74d8-de3fe79dca28");
+  EXPECT_EQ(hidden["reason"], "CUDA_VISIBLE_DEVICES=1 does not select it");
+  EXPECT_TRUE(hidden["gpu"]["cuda_ordinal"].is_null());
+  EXPECT_EQ(hidden["gpu"]["nvlinks"][0]["speed_gbps"], 26.562);
+  EXPECT_EQ(hidden["gpu"]["nvlinks"][0]["errors"]["replay"], 0);
+  const auto& hidden_pair = json["visibility"]["hidden_pairs"][0];
+  EXPECT_EQ(hidden_pair["relation"], "NV18");
+  EXPECT_FALSE(hidden_pair.contains("a"));  // consumers read a/b as CUDA ordinals
+  EXPECT_EQ(hidden_pair["a_nvml_index"], 0);
+  EXPECT_TRUE(hidden_pair["cuda_peer_access"].is_null());
   EXPECT_EQ(json["visibility"]["nvml_gpu_count"], 2);
   EXPECT_EQ(json["visibility"]["cuda_device_count"], 1);
-  EXPECT_EQ(json["visibility"]["hidden"][0]["uuid"], "GPU-db0b843c-9616-d6f1-74d8-de3fe79dca28");
   EXPECT_EQ(json["numa_nodes"][0]["cpus"], "0-31");
   EXPECT_EQ(json["cpu"]["model_id"], 207);
 }
