@@ -9,6 +9,7 @@
 #include "cli/command.hpp"
 #include "core/error.hpp"
 #include "linkscope/version.hpp"
+#include "plan/nccl_tests_personality.hpp"
 
 namespace {
 
@@ -21,14 +22,18 @@ int run_cli(int argc, char** argv) {
   app.require_subcommand(1);
   app.fallthrough(false);
 
-  const std::vector<std::string> arguments(argv, argv + argc);
+  std::vector<std::string> arguments(argv, argv + argc);
+  // A link named all_reduce_perf, sendrecv_perf, ... behaves as that nccl-tests binary.
+  if (auto personality = linkscope::coll::nccl_tests_personality_args(arguments)) arguments = std::move(*personality);
+  std::vector<char*> parse_argv;
+  for (auto& argument : arguments) parse_argv.push_back(argument.data());
   std::vector<linkscope::cli::Command> commands;
   for (const auto& registered : linkscope::cli::registered_commands()) {
     commands.push_back(registered.factory(app, arguments));
   }
 
   try {
-    app.parse(argc, argv);
+    app.parse(static_cast<int>(parse_argv.size()), parse_argv.data());
   } catch (const CLI::CallForHelp& e) {
     return app.exit(e);
   } catch (const CLI::CallForAllHelp& e) {

@@ -1,0 +1,184 @@
+// `linkscope p2p`: copy bandwidth curves for directed GPU pairs (CE and SM), latency, host copies.
+#include <cstdio>
+
+#include <fmt/format.h>
+
+#include "cli/command.hpp"
+#include "core/environment.hpp"
+#include "core/error.hpp"
+#include "core/run.hpp"
+#include "core/size.hpp"
+#include "core/sweep.hpp"
+#include "discover/cpu_list.hpp"
+#include "measure/p2p_engine.hpp"
+#include "plan/p2p_options.hpp"
+#include "plan/pair_spec.hpp"
+#include "platform/cpu_affinity.hpp"
+#include "platform/cuda_device_info.hpp"
+#include "report/p2p_text.hpp"
+
+namespace linkscope::cli {
+
+namespace {
+
+struct P2pOptions {
+  std::string min_bytes = "1K", max_bytes = "1G", step_bytes;
+  double step_factor = 4;
+  std::string pairs, devices;
+  std::string method = "both";
+  bool bidirectional = false;
+  bool allow_staged = false;
+  std::string measure = "copy,latency,host";
+  std::string host_size;
+  plan::CopyCommandOptions common;
+};
+
+std::vector<plan::CopyMethod> methods_of(const std::string& method) {
+  if (method == "ce") return {plan::CopyMethod::kCe};
+  if (method == "sm") return {plan::CopyMethod::kSm};
+  if (method == "both") return {plan::CopyMethod::kCe, plan::CopyMethod::kSm};
+  throw UsageError(fmt::format("--method {}: must be ce, sm or both", method));
+}
+
+void apply_measure_list(const std::string& text, plan::P2pRequest& request) {
+  request.measure_copy = request.measure_latency = request.measure_host = false;
+  for (const auto& word : plan::parse_word_list(text)) {
+    if (word == "copy") {
+      request.measure_copy = true;
+    } else if (word == "latency") {
+      request.measure_latency = true;
+    } else if (word == "host") {
+      request.measure_host = true;
+    } else {
+      throw UsageError(fmt::format("--measure: unknown part '{}' (expected copy, latency, host)", word));
+    }
+  }
+  if (!request.measure_copy && !request.measure_latency && !request.measure_host) {
+    throw UsageError("--measure names nothing to measure (expected copy, latency, host)");
+  }
+}
+
+// Binds the submitting thread before CUDA starts, so the driver's threads inherit the binding.
+std::string bind_cpu_node(int node) {
+  if (node < 0) return {};
+  const auto cpus = platform::numa_node_cpus(node);
+  platform::bind_current_thread(cpus);
+  return format_cpu_list(cpus);
+}
+
+int exit_code_for(bool wrong, bool timeout, bool error) {
+  if (wrong) return to_int(ExitCode::kWrongResults);
+  if (timeout) return to_int(ExitCode::kTimeout);
+  if (error) return to_int(ExitCode::kDevice);
+  return to_int(ExitCode::kOk);
+}
+
+int run_p2p_command(const P2pOptions& o, const std::vector<std::string>& argv) {
+  // Everything that can be checked without a GPU first (exit 2), then the driver (exit 3).
+  plan::P2pRequest request;
+  SweepSpec sweep;
+  sweep.min_bytes = parse_size(o.min_bytes, "minimum size (-b)");
+  sweep.max_bytes = parse_size(o.max_bytes, "maximum size (-e)");
+  sweep.step_factor = o.step_factor;
+  sweep.step_bytes = o.step_bytes.empty() ? 0 : parse_size(o.step_bytes, "step size (-i)");
+  if (!o.step_bytes.empty()) sweep.step_factor = 1;
+  request.sizes = sweep_sizes(sweep);
+  if (request.sizes.front() == 0) throw UsageError("a copy of 0 bytes measures nothing; use -b 1 or more");
+  std::vector<plan::DirectedPair> pairs;
+  if (!o.pairs.empty()) pairs = plan::parse_pairs(o.pairs);
+  std::vector<int> devices;
+  if (!o.devices.empty()) devices = plan::parse_device_list(o.devices);
+  request.methods = methods_of(o.method);
+  request.initiator = plan::initiator_of(o.common);
+  request.bidirectional = o.bidirectional;
+  request.allow_staged = o.allow_staged;
+  request.verify = !o.common.no_verify;
+  apply_measure_list(o.measure, request);
+  if (!o.host_size.empty()) {
+    request.host_bytes = parse_size(o.host_size, "--host-size");
+    if (request.host_bytes == 0) throw UsageError("--host-size 0 measures nothing");
+  }
+  request.sampling = plan::sampling_policy(o.common);
+  request.warmup_samples = o.common.warmup_samples;
+  request.seed = o.common.seed;
+  request.forced_ops = o.common.forced_ops;
+  request.sm_shapes = plan::sm_shapes(o.common);
+  plan::check_output_options(o.common);
+  if (o.common.cpu_node >= 0) request.cpu_node = o.common.cpu_node;
+  request.cpu_list = bind_cpu_node(o.common.cpu_node);
+
+  const int count = platform::require_cuda_devices();
+  std::vector<std::string> notes;
+  if (devices.empty()) devices = plan::first_devices(count);
+  plan::check_in_range(devices, count);
+  if (pairs.empty()) {
+    pairs = plan::all_directed_pairs(devices);
+    if (devices.size() == 1) {
+      notes.push_back(fmt::format("only one GPU ({}): nothing to pair; measured its local copy", devices.front()));
+    }
+  } else {
+    plan::check_in_range(pairs, count);
+  }
+  request.pairs = pairs;
+
+  const auto progress = [](const std::string& line) { std::fprintf(stderr, "%s\n", line.c_str()); };
+  for (const auto& note : notes) progress("note: " + note);
+  plan::P2pResults results = measure::run_p2p(request, progress);
+  results.notes.insert(results.notes.begin(), notes.begin(), notes.end());
+
+  RunDocument run = make_run("p2p", argv);
+  run.environment["variables"] = Environment::from_process().relevant();
+  run.measurements["p2p"] = plan::to_json(results);
+  for (const auto& p : results.points) {
+    if (p.status != plan::PointStatus::kOk && p.status != plan::PointStatus::kNa) {
+      record_error(run, fmt::format("p2p {} {}>{} {}", p.method, p.src, p.dst, format_size(p.bytes)), p.reason);
+    }
+  }
+  for (const auto& l : results.latency) {
+    if (l.status == plan::PointStatus::kError || l.status == plan::PointStatus::kTimeout) {
+      record_error(run, fmt::format("latency {} {}>{}", l.method, l.src, l.dst), l.reason);
+    }
+  }
+  for (const auto& h : results.host) {
+    if (h.status != plan::PointStatus::kOk && h.status != plan::PointStatus::kNa) {
+      record_error(run, fmt::format("host {} GPU {}", h.direction, h.gpu), h.reason);
+    }
+  }
+  if (!o.common.output.empty()) write_run_file(o.common.output, run);
+  if (o.common.format == "json") {
+    fmt::print("{}\n", run_to_json(run).dump(2));
+  } else {
+    fmt::print("{}", report::render_p2p_text(results));
+  }
+  return exit_code_for(plan::total_wrong(results) > 0, plan::any_status(results, plan::PointStatus::kTimeout),
+                       plan::any_status(results, plan::PointStatus::kError));
+}
+
+Command add_p2p_command(CLI::App& parent, const std::vector<std::string>& argv) {
+  auto options = std::make_shared<P2pOptions>();
+  Command command;
+  command.app = parent.add_subcommand(
+      "p2p", "Copy bandwidth and latency between GPU pairs (copy engine and SM kernels), verified, with curves");
+  auto* app = command.app;
+  app->add_option("-b,--minbytes", options->min_bytes, "Smallest copy (default 1K)");
+  app->add_option("-e,--maxbytes", options->max_bytes, "Largest copy (default 1G)");
+  app->add_option("-f,--stepfactor", options->step_factor, "Multiply the size by this (default 4)");
+  app->add_option("-i,--stepbytes", options->step_bytes, "Add this many bytes instead of multiplying");
+  app->add_option("--pairs", options->pairs, "Directed pairs SRC>DST, e.g. 0>1,2>3 (default: all; SRC=DST: local copy)");
+  app->add_option("-d,--devices", options->devices, "GPUs for the default pairs, e.g. 0,1,3 (default: all)");
+  app->add_option("--method", options->method, "ce (copy engine), sm (kernel) or both (default)");
+  app->add_flag("--bidirectional", options->bidirectional,
+                "Both directions of each pair at once: per direction and total over one shared window");
+  app->add_flag("--allow-staged", options->allow_staged, "Without peer access, measure host-staged copies instead of N/A");
+  app->add_option("--measure", options->measure, "Parts to measure: copy,latency,host (default all three)");
+  app->add_option("--host-size", options->host_size, "Size of host<->GPU copies (default: largest size, at most 256M)");
+  plan::add_copy_command_options(*app, options->common);
+  command.run = [options, argv] { return run_p2p_command(*options, argv); };
+  return command;
+}
+
+const CommandRegistration kRegistration{30, &add_p2p_command};
+
+}  // namespace
+
+}  // namespace linkscope::cli

@@ -1,0 +1,16 @@
+#pragma once
+#include <vector>
+
+#include "measure/collective_process_group.hpp"
+#include "measure/nccl_communicators.hpp"
+#include "plan/collective_result.hpp"
+
+namespace linkscope::measure {
+
+// CUDA ordinal, PCI address, UUID and name of every GPU this process drives, with its rank, host and pid.
+std::vector<coll::DeviceRecord> local_device_records(const NcclCommunicators& comms);
+
+// Every process's records in rank order at process 0 (empty elsewhere).
+std::vector<coll::DeviceRecord> gather_device_records(const NcclCommunicators& comms, ProcessGroup& group);
+
+}  // namespace linkscope::measure

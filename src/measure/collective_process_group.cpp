@@ -1,0 +1,43 @@
+#include "measure/collective_process_group.hpp"
+
+#include "platform/mpi_session.hpp"
+
+namespace linkscope::measure {
+
+namespace {
+
+platform::MpiSession::Op to_session(ProcessGroup::Op op) {
+  switch (op) {
+    case ProcessGroup::Op::kSum: return platform::MpiSession::Op::kSum;
+    case ProcessGroup::Op::kMin: return platform::MpiSession::Op::kMin;
+    case ProcessGroup::Op::kMax: return platform::MpiSession::Op::kMax;
+  }
+  return platform::MpiSession::Op::kSum;
+}
+
+class MpiProcessGroup final : public ProcessGroup {
+ public:
+  explicit MpiProcessGroup(platform::MpiSession& session) : session_(session) {}
+  int rank() const override { return session_.rank(); }
+  int size() const override { return session_.size(); }
+  void allreduce(std::vector<double>& values, Op op) override {
+    session_.allreduce(values.data(), values.size(), to_session(op));
+  }
+  void allreduce(std::vector<long long>& values, Op op) override {
+    session_.allreduce(values.data(), values.size(), to_session(op));
+  }
+  void broadcast(void* data, std::size_t bytes, int root) override { session_.broadcast(data, bytes, root); }
+  std::vector<std::string> gather(const std::string& text) override { return session_.gather(text, 0); }
+  void barrier() override { session_.barrier(); }
+
+ private:
+  platform::MpiSession& session_;
+};
+
+}  // namespace
+
+std::unique_ptr<ProcessGroup> make_mpi_process_group(platform::MpiSession& session) {
+  return std::make_unique<MpiProcessGroup>(session);
+}
+
+}  // namespace linkscope::measure

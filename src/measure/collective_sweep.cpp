@@ -1,0 +1,46 @@
+#include "measure/collective_sweep.hpp"
+
+#include "core/error.hpp"
+#include "measure/collective_enqueue.hpp"
+
+namespace linkscope::measure {
+
+std::vector<coll::CollectiveSeries> run_sweep(CollectiveBenchmark& bench, const SweepPlan& plan,
+                                              const coll::CollectiveSeries& prototype, const SizeCallback& on_size) {
+  std::vector<coll::CollectiveSeries> results;
+  for (int cycle = 0; cycle < std::max(1, plan.cycles); ++cycle) {
+    for (const SeriesKey& key : plan.series) {
+      coll::CollectiveSeries series = prototype;
+      series.op = key.op;
+      series.dtype = key.type;
+      series.redop = key.redop;
+      series.root = coll::op_is_rooted(key.op) ? key.root : -1;
+      series.nccl_call = nccl_call_name(key.op);
+      for (std::uint64_t bytes : plan.sizes) {
+        std::vector<coll::CollectivePoint> points;
+        for (bool in_place : {false, true}) {
+          if (in_place ? !plan.in_place : !plan.out_of_place) continue;
+          try {
+            points.push_back(bench.measure(key, bytes, in_place, plan.options));
+          } catch (const DeviceError& e) {
+            if (!plan.continue_after_errors) throw;
+            coll::CollectivePoint failed;
+            failed.requested_bytes = bytes;
+            failed.in_place = in_place;
+            failed.status = "error";
+            failed.reason = e.what();
+            points.push_back(std::move(failed));
+          }
+        }
+        series.points.insert(series.points.end(), points.begin(), points.end());
+        if (on_size) on_size(series, points);
+        if (bench.aborted()) break;
+      }
+      results.push_back(std::move(series));
+      if (bench.aborted()) return results;
+    }
+  }
+  return results;
+}
+
+}  // namespace linkscope::measure

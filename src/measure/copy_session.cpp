@@ -1,0 +1,192 @@
+#include "measure/copy_session.hpp"
+
+#include <chrono>
+
+#include <fmt/format.h>
+
+#include "core/error.hpp"
+#include "core/size.hpp"
+#include "measure/verify_pattern.hpp"
+#include "plan/p2p_plan.hpp"
+#include "platform/cuda_check.hpp"
+
+namespace linkscope::measure {
+
+struct CopySession::Lane {
+  explicit Lane(const Transfer& t)
+      : stream(t.initiator), check_stream(t.check_device), start(t.initiator), stop(t.initiator),
+        counter(t.check_device, sizeof(unsigned long long)) {}
+  platform::Stream stream;
+  platform::Stream check_stream;
+  platform::Event start;
+  platform::Event stop;
+  platform::DeviceBuffer counter;
+};
+
+CopySession::CopySession(std::vector<Transfer> transfers, LaunchGate& gate, bool verify)
+    : transfers_(std::move(transfers)), counters_host_(sizeof(unsigned long long) * std::max<std::size_t>(transfers_.size(), 1)),
+      gate_(gate), verify_(verify) {
+  if (transfers_.empty()) throw Error(ExitCode::kInternal, "a copy session needs at least one transfer");
+  for (auto& t : transfers_) {
+    if (t.check_dst == nullptr) t.check_dst = t.dst;
+    if (t.kind == TransferKind::kSmKernel && (t.kernel == nullptr || t.kernel->device() != t.initiator)) {
+      throw Error(ExitCode::kInternal, "SM transfer without a kernel for its initiator");
+    }
+    lanes_.push_back(std::make_unique<Lane>(t));
+  }
+  span_start_ = std::make_unique<platform::Event>(transfers_.front().initiator);
+  span_stop_ = std::make_unique<platform::Event>(transfers_.front().initiator);
+}
+
+CopySession::~CopySession() = default;
+
+void CopySession::enqueue(const Transfer& t, cudaStream_t stream) const {
+  switch (t.kind) {
+    case TransferKind::kCopyEngine:
+      LINKSCOPE_CUDA_CHECK(cudaMemcpyAsync(t.dst, t.src, t.bytes, cudaMemcpyDefault, stream));
+      break;
+    case TransferKind::kStaged:
+      LINKSCOPE_CUDA_CHECK(cudaMemcpyPeerAsync(t.dst, t.dst_device, t.src, t.src_device, t.bytes, stream));
+      break;
+    case TransferKind::kSmKernel:
+      t.kernel->launch(t.src, t.dst, t.bytes, stream);
+      break;
+  }
+}
+
+SampleTimes CopySession::run(int ops) {
+  const std::size_t n = transfers_.size();
+  if (verify_) {
+    for (std::size_t i = 0; i < n; ++i) {
+      platform::ScopedDevice scope(transfers_[i].check_device);
+      launch_poison(transfers_[i].check_dst, transfers_[i].bytes, transfers_[i].seed, lanes_[i]->check_stream.get());
+    }
+    for (auto& lane : lanes_) lane->check_stream.synchronize();
+  }
+
+  gate_.reset();
+  for (std::size_t i = 0; i < n; ++i) gate_.hold(transfers_[i].initiator, lanes_[i]->stream.get());
+  {
+    platform::ScopedDevice scope(transfers_[0].initiator);
+    span_start_->record(lanes_[0]->stream.get());
+  }
+  for (std::size_t i = 0; i < n; ++i) {
+    platform::ScopedDevice scope(transfers_[i].initiator);
+    const cudaStream_t stream = lanes_[i]->stream.get();
+    if (i != 0) LINKSCOPE_CUDA_CHECK(cudaStreamWaitEvent(stream, span_start_->get(), 0));
+    lanes_[i]->start.record(stream);
+    for (int op = 0; op < ops; ++op) enqueue(transfers_[i], stream);
+    lanes_[i]->stop.record(stream);
+  }
+  {
+    platform::ScopedDevice scope(transfers_[0].initiator);
+    const cudaStream_t first = lanes_[0]->stream.get();
+    for (std::size_t i = 1; i < n; ++i) LINKSCOPE_CUDA_CHECK(cudaStreamWaitEvent(first, lanes_[i]->stop.get(), 0));
+    span_stop_->record(first);
+  }
+  gate_.release();
+  for (auto& lane : lanes_) lane->stream.synchronize();
+  if (gate_.expired()) {
+    throw TimeoutError(fmt::format("the launch gate's watchdog fired before {} operations were enqueued; the sample "
+                                   "is invalid (host too slow or blocked)", ops * static_cast<int>(n)));
+  }
+
+  SampleTimes times;
+  for (std::size_t i = 0; i < n; ++i) {
+    times.seconds.push_back(platform::Event::elapsed_ms(lanes_[i]->start, lanes_[i]->stop) * 1e-3);
+  }
+  times.span_seconds = platform::Event::elapsed_ms(*span_start_, *span_stop_) * 1e-3;
+  times.wrong.assign(n, 0);
+  if (verify_) {
+    auto* host_counts = counters_host_.as<unsigned long long>();
+    for (std::size_t i = 0; i < n; ++i) {
+      platform::ScopedDevice scope(transfers_[i].check_device);
+      const cudaStream_t check = lanes_[i]->check_stream.get();
+      auto* counter = lanes_[i]->counter.as<unsigned long long>();
+      LINKSCOPE_CUDA_CHECK(cudaMemsetAsync(counter, 0, sizeof *counter, check));
+      launch_count_mismatches(transfers_[i].check_dst, transfers_[i].bytes, transfers_[i].seed, counter, check);
+      LINKSCOPE_CUDA_CHECK(cudaMemcpyAsync(&host_counts[i], counter, sizeof *counter, cudaMemcpyDeviceToHost, check));
+    }
+    for (std::size_t i = 0; i < n; ++i) {
+      lanes_[i]->check_stream.synchronize();
+      times.wrong[i] = host_counts[i];
+    }
+  }
+  return times;
+}
+
+void preload_sample_kernels(int device, LaunchGate& gate) {
+  platform::Stream stream(device);
+  platform::DeviceBuffer scratch(device, 16);
+  platform::DeviceBuffer counter(device, sizeof(unsigned long long));
+  gate.reset();
+  gate.hold(device, stream.get());
+  gate.release();
+  platform::ScopedDevice scope(device);
+  launch_poison(scratch.get(), 16, 0, stream.get());
+  launch_fill_pattern(scratch.get(), 16, 0, stream.get());
+  launch_count_mismatches(scratch.get(), 16, 0, counter.as<unsigned long long>(), stream.get());
+  // A device-local copy too, in case the driver implements it with a kernel of its own.
+  LINKSCOPE_CUDA_CHECK(cudaMemcpyAsync(counter.get(), scratch.get(), sizeof(unsigned long long), cudaMemcpyDeviceToDevice,
+                                       stream.get()));
+  stream.synchronize();
+  gate.reset();
+}
+
+PointSamples sample_point(CopySession& session, const SamplingSettings& settings) {
+  const auto& transfers = session.transfers();
+  const std::size_t n = transfers.size();
+  std::uint64_t bytes_all = 0;
+  for (const auto& t : transfers) bytes_all += t.bytes;
+
+  PointSamples out;
+  out.op_seconds.resize(n);
+  out.wrong.assign(n, 0);
+  const auto count_wrong = [&](const SampleTimes& times) {
+    for (std::size_t i = 0; i < n; ++i) out.wrong[i] += times.wrong[i];
+  };
+
+  const SampleTimes calibration = session.run(1);
+  count_wrong(calibration);
+  out.ops = settings.forced_ops > 0 ? settings.forced_ops : plan::ops_per_sample(calibration.span_seconds);
+  for (int w = 0; w < settings.warmup_samples; ++w) count_wrong(session.run(out.ops));
+
+  AdaptiveSampler sampler(settings.policy);
+  while (!sampler.done()) {
+    const auto began = std::chrono::steady_clock::now();
+    const SampleTimes times = session.run(out.ops);
+    const double cost = std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
+    count_wrong(times);
+    for (std::size_t i = 0; i < n; ++i) out.op_seconds[i].push_back(times.seconds[i] / out.ops);
+    const double aggregate = gigabytes_per_second(bytes_all * static_cast<std::uint64_t>(out.ops), times.span_seconds);
+    out.aggregate_gbps.push_back(aggregate);
+    const double primary =
+        n == 1 ? gigabytes_per_second(transfers[0].bytes * static_cast<std::uint64_t>(out.ops), times.seconds[0]) : aggregate;
+    sampler.add(primary, cost);
+  }
+  out.stop_reason = sampler.stop_reason();
+  out.primary = sampler.summary();
+  return out;
+}
+
+Summary bandwidth_summary(const PointSamples& samples, std::size_t transfer, std::uint64_t bytes) {
+  std::vector<double> gbps;
+  for (double seconds : samples.op_seconds.at(transfer)) gbps.push_back(gigabytes_per_second(bytes, seconds));
+  return summarize(gbps);
+}
+
+Summary time_us_summary(const PointSamples& samples, std::size_t transfer) {
+  std::vector<double> us;
+  for (double seconds : samples.op_seconds.at(transfer)) us.push_back(seconds * 1e6);
+  return summarize(us);
+}
+
+plan::PointStatus failure_status(const Error& e) {
+  return e.code() == ExitCode::kTimeout ? plan::PointStatus::kTimeout : plan::PointStatus::kError;
+}
+
+std::string wrong_reason(std::uint64_t wrong_words) {
+  return fmt::format("{} words of the destination did not match the source", wrong_words);
+}
+
+}  // namespace linkscope::measure

@@ -1,0 +1,215 @@
+#include "plan/collective_options.hpp"
+
+#include <cstdlib>
+
+#include <fmt/format.h>
+
+#include "core/error.hpp"
+#include "core/size.hpp"
+#include "core/sweep.hpp"
+
+namespace linkscope::coll {
+
+namespace {
+
+std::string lower(std::string text) {
+  for (char& c : text) c = static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
+  return text;
+}
+
+void require_range(int value, int low, int high, const char* flag, const char* what) {
+  if (value < low || value > high) {
+    throw UsageError(fmt::format("invalid {} {}: {} must be between {} and {}", flag, value, what, low, high));
+  }
+}
+
+std::string op_list() {
+  std::string list;
+  for (CollectiveOp op : all_collective_ops()) list += (list.empty() ? "" : ", ") + std::string(op_name(op));
+  return list;
+}
+
+std::string type_list() {
+  std::string list;
+  for (DataType t : all_data_types()) list += (list.empty() ? "" : ", ") + std::string(type_name(t));
+  return list;
+}
+
+// Flags accepted for nccl-tests compatibility that linkscope does not implement: a note per flag set.
+void note_unsupported(const CollOptions& o, std::vector<std::string>& notes) {
+  auto note = [&](bool set, const std::string& text) {
+    if (set) notes.push_back(text);
+  };
+  note(o.parallel_init != 0, "-p (parallel init) ignored: communicators are always created in one NCCL group");
+  note(o.blocking != 0, "-z (blocking collectives) is not supported and ignored: iterations run back to back");
+  note(o.stream_null != 0, "-y (NULL stream) is not supported and ignored: every GPU gets its own stream");
+  note(o.local_register != 0, "-R (buffer registration) is not supported and ignored");
+  note(o.cta_policy >= 0, "-x (CTA policy) is not supported and ignored");
+  note(o.device_impl != 0, "-D (device-API kernels) is not supported and ignored: NCCL's host API is measured");
+  note(o.device_ctas != 16, "-V (device CTA count) is not supported and ignored");
+  note(o.timestamps != 0, "-S (timestamps) is not supported and ignored");
+  note(o.memory_report != 0, "-M (memory report) is not supported and ignored");
+  note(o.unalign != 0, "-u (unaligned buffers) is not supported and ignored");
+  note(o.per_iter_timing != 0, "-I ignored: linkscope always times every iteration with CUDA events");
+  note(o.per_iter_skip != 0, "-K ignored: warm-up iterations are never timed");
+  note(!o.json_file.empty(), "-J (nccl-tests JSON) is not supported and ignored: use --format json or --output FILE "
+                             "for linkscope's Run document");
+}
+
+}  // namespace
+
+std::string_view format_name(OutputFormat format) {
+  switch (format) {
+    case OutputFormat::kText: return "text";
+    case OutputFormat::kJson: return "json";
+    case OutputFormat::kNcclTests: return "nccl-tests";
+  }
+  return "text";
+}
+
+CollPlan make_coll_plan(const CollOptions& o) {
+  CollPlan plan;
+  const auto op = parse_op(o.op);
+  if (!op) throw UsageError(fmt::format("unknown collective '{}' (expected one of: {})", o.op, op_list()));
+  plan.op = *op;
+
+  const std::string datatype = lower(o.datatype);
+  if (datatype == "all") {
+    plan.types = all_data_types();
+  } else {
+    const auto type = parse_type(datatype);
+    if (!type) throw UsageError(fmt::format("unknown data type '{}' for -d (expected one of: {}, all)", o.datatype, type_list()));
+    plan.types = {*type};
+  }
+
+  const std::string redop = lower(o.redop);
+  if (!op_prints_redop(plan.op)) {
+    plan.redops = {RedOp::kSum};  // unused: data movement only
+  } else if (redop == "all") {
+    plan.redops = all_red_ops();
+  } else {
+    const auto parsed = parse_red_op(redop);
+    if (!parsed) {
+      throw UsageError(fmt::format("unknown reduction '{}' for -o (expected sum, prod, max, min, avg, mulsum or all)", o.redop));
+    }
+    plan.redops = {*parsed};
+  }
+  // sendrecv prints the reduction but ignores it (nccl-tests loops over it all the same).
+  if (plan.op == CollectiveOp::kSendRecv && redop != "all") plan.redops = {plan.redops.front()};
+
+  const std::string root = lower(o.root);
+  if (root == "all" || root == "-1") {
+    plan.all_roots = true;
+  } else {
+    char* end = nullptr;
+    const long value = std::strtol(root.c_str(), &end, 10);
+    if (root.empty() || *end != '\0' || value < 0 || value > 1 << 20) {
+      throw UsageError(fmt::format("invalid root '{}' for -r (expected a rank, -1 or all)", o.root));
+    }
+    plan.root = static_cast<int>(value);
+  }
+
+  SweepSpec spec;
+  spec.min_bytes = parse_size(o.min_bytes, "minimum size (-b)");
+  spec.max_bytes = parse_size(o.max_bytes, "maximum size (-e)");
+  spec.step_bytes = parse_size(o.step_bytes, "step size (-i)");
+  spec.step_factor = o.step_factor;
+  if (!(o.step_factor >= 0)) throw UsageError(fmt::format("invalid step factor {} for -f", o.step_factor));
+  plan.sizes = sweep_sizes(spec);
+
+  require_range(o.threads, 1, 1024, "-t", "the thread count");
+  require_range(o.gpus, 1, 1024, "-g", "the GPU count");
+  plan.gpus_per_process = o.threads * o.gpus;
+  if (o.threads > 1) {
+    plan.notes.push_back(fmt::format("-t {} -g {}: one thread drives all {} GPUs of this process (same ranks as "
+                                     "nccl-tests' threads)",
+                                     o.threads, o.gpus, plan.gpus_per_process));
+  }
+  require_range(o.warmup_iters, 0, 1000000, "-w", "the warm-up count");
+  if (o.iters) require_range(*o.iters, 1, 100000000, "-n", "the iteration count");
+  require_range(o.agg_iters, 1, 64, "-m", "the aggregation count");
+  if (o.cycles == 0) throw UsageError("-N 0 (repeat forever) is not supported; give a number of cycles");
+  require_range(o.cycles, 1, 1000000, "-N", "the cycle count");
+  require_range(o.graph_launches, 0, 1000000, "-G", "the graph launch count");
+  if (o.check < 0) throw UsageError(fmt::format("invalid -c {}: the check count must be >= 0", o.check));
+  plan.verify = o.check > 0;
+  if (o.check > 1) plan.notes.push_back(fmt::format("-c {}: each size and placement is checked once", o.check));
+  if (o.average) {
+    require_range(*o.average, 0, 3, "-a", "the rank time reduction (0 rank 0, 1 avg, 2 min, 3 max)");
+    plan.reduction = static_cast<RankTimeReduction>(*o.average);
+  }
+  if (o.timeout_s < 0) throw UsageError(fmt::format("invalid --timeout {}: seconds must be >= 0", o.timeout_s));
+
+  plan.fixed_iters = o.iters;
+  if (o.target_ci) {
+    if (!(*o.target_ci > 0 && *o.target_ci < 1)) {
+      throw UsageError(fmt::format("invalid --target-ci {}: a relative CI half-width between 0 and 1 (e.g. 0.01)",
+                                   *o.target_ci));
+    }
+    plan.target_ci = *o.target_ci;
+  }
+  if (o.max_time_s) {
+    if (!(*o.max_time_s > 0)) throw UsageError(fmt::format("invalid --max-time {}: seconds must be > 0", *o.max_time_s));
+    plan.max_time_s = *o.max_time_s;
+  }
+  if (o.iters && (o.target_ci || o.max_time_s)) {
+    throw UsageError("-n fixes the iteration count; it cannot be combined with --target-ci or --max-time");
+  }
+  if (o.format == OutputFormat::kNcclTests) {
+    // nccl-tests prints a fixed iteration count in its preamble and both placements in every row.
+    if (o.target_ci || o.max_time_s) {
+      throw UsageError("--format nccl-tests uses a fixed iteration count (-n, default 20); drop --target-ci/--max-time");
+    }
+    if (!plan.fixed_iters) plan.fixed_iters = 20;
+    plan.in_place = true;
+  } else {
+    plan.in_place = o.in_place;
+  }
+  note_unsupported(o, plan.notes);
+  return plan;
+}
+
+std::vector<int> roots_for(const CollPlan& plan, int nranks) {
+  if (!op_is_rooted(plan.op)) return {0};
+  if (plan.all_roots) {
+    std::vector<int> roots;
+    for (int r = 0; r < nranks; ++r) roots.push_back(r);
+    return roots;
+  }
+  if (plan.root >= nranks) {
+    throw UsageError(fmt::format("root {} (-r) is not a rank: there are {} ranks (0..{})", plan.root, nranks, nranks - 1));
+  }
+  return {plan.root};
+}
+
+std::uint64_t max_buffer_bytes_for_memory(std::uint64_t gpu_memory_bytes) {
+  constexpr std::uint64_t kGiB = 1ULL << 30;
+  const std::uint64_t reserve = std::min((gpu_memory_bytes + 16 * kGiB - 1) / (16 * kGiB) * kGiB, 4 * kGiB);
+  if (gpu_memory_bytes <= reserve + kGiB) return 0;
+  return (gpu_memory_bytes - reserve - kGiB) / 2;
+}
+
+}  // namespace linkscope::coll
+
+namespace linkscope::coll {
+
+std::vector<int> select_local_devices(int visible_devices, int gpus, int local_rank, std::optional<int> first_device) {
+  int first = 0;
+  if (first_device) {
+    first = *first_device;
+  } else if (visible_devices != gpus || local_rank == 0) {
+    first = local_rank * gpus;
+  }
+  if (first < 0 || first + gpus > visible_devices) {
+    const std::string where = first_device ? fmt::format("NCCL_TESTS_DEVICE={}", *first_device)
+                                           : fmt::format("local rank {}", local_rank);
+    throw UsageError(fmt::format("-g {} needs GPUs {}..{} ({}) but only {} GPU(s) are visible (check -g, the number "
+                                 "of processes per node and CUDA_VISIBLE_DEVICES)",
+                                 gpus, first, first + gpus - 1, where, visible_devices));
+  }
+  std::vector<int> devices;
+  for (int i = 0; i < gpus; ++i) devices.push_back(first + i);
+  return devices;
+}
+
+}  // namespace linkscope::coll

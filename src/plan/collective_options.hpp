@@ -1,0 +1,90 @@
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "plan/collective_spec.hpp"
+
+// `linkscope coll` options as the user typed them (nccl-tests' flags plus linkscope's own) and their
+// translation into what to run. Host-only so that every rule and message is unit-tested without a GPU.
+namespace linkscope::coll {
+
+enum class OutputFormat { kText, kJson, kNcclTests };
+
+struct CollOptions {
+  std::string op = "all_reduce";
+  // Sizes and sweep (-b -e -i -f); linkscope's defaults sweep 8 B .. 1 GiB by 2x, the nccl-tests
+  // personality uses nccl-tests' 32M .. 32M.
+  std::string min_bytes = "8";
+  std::string max_bytes = "1G";
+  std::string step_bytes = "1M";
+  double step_factor = 2;
+  int threads = 1;                    // -t
+  int gpus = 1;                       // -g
+  int warmup_iters = 1;               // -w
+  std::optional<int> iters;           // -n: fixed count; otherwise adaptive
+  int agg_iters = 1;                  // -m
+  int cycles = 1;                     // -N
+  int check = 1;                      // -c: 0 disables verification
+  std::string datatype = "float";     // -d (or "all")
+  std::string redop = "sum";          // -o (or "all")
+  std::string root = "0";             // -r (-1 or "all": every rank)
+  int graph_launches = 0;             // -G
+  bool report_cputime = false;        // -C
+  std::optional<int> average;         // -a: 0 rank 0, 1 avg, 2 min, 3 max (default: max)
+  double timeout_s = 300;             // -T / --timeout
+  // Accepted for compatibility, not implemented (a warning names each one that is set).
+  int parallel_init = 0, blocking = 0, stream_null = 0, local_register = 0, cta_policy = -1, device_impl = 0,
+      device_ctas = 16, timestamps = 0, memory_report = 0, unalign = 0, per_iter_timing = 0, per_iter_skip = 0;
+  std::string json_file;              // -J
+  // linkscope's own.
+  OutputFormat format = OutputFormat::kText;
+  std::optional<double> target_ci;    // --target-ci
+  std::optional<double> max_time_s;   // --max-time (per point)
+  bool in_place = false;              // --in-place: also measure in place (always with --format nccl-tests)
+  bool quiet = false;
+};
+
+struct CollPlan {
+  CollectiveOp op = CollectiveOp::kAllReduce;
+  std::vector<DataType> types;
+  std::vector<RedOp> redops;          // one entry ({kSum}) for ops without reduction
+  bool all_roots = false;
+  int root = 0;
+  std::vector<std::uint64_t> sizes;
+  int gpus_per_process = 1;
+  bool out_of_place = true;
+  bool in_place = false;
+  bool verify = true;
+  std::optional<int> fixed_iters;
+  double target_ci = 0.01;
+  double max_time_s = 0.15;
+  RankTimeReduction reduction = RankTimeReduction::kMaximum;
+  std::vector<std::string> notes;     // things the user should know (ignored flags, rounding, mappings)
+};
+
+// Validates and translates; throws UsageError with a one-line reason.
+CollPlan make_coll_plan(const CollOptions& options);
+
+// The roots to run for `op` over `nranks` ranks (-r -1 / all: every rank; unrooted ops: {0}); throws
+// UsageError for a root outside 0..nranks-1.
+std::vector<int> roots_for(const CollPlan& plan, int nranks);
+
+// nccl-tests' memory rule: buffers must leave min(ceil(memory / 16 GiB) GiB, 4 GiB) + 1 GiB of the smallest
+// GPU free; linkscope needs two buffers (send and receive; results are checked without a third).
+std::uint64_t max_buffer_bytes_for_memory(std::uint64_t gpu_memory_bytes);
+
+std::string_view format_name(OutputFormat format);
+
+}  // namespace linkscope::coll
+
+namespace linkscope::coll {
+
+// CUDA devices of this process's ranks: `gpus` consecutive devices starting at NCCL_TESTS_DEVICE when set,
+// else at local_rank x gpus (nccl-tests' rule); when the process sees exactly `gpus` devices (a launcher
+// bound GPUs per task, e.g. srun --gpus-per-task) they are 0..gpus-1. Throws UsageError when the
+// devices are not visible.
+std::vector<int> select_local_devices(int visible_devices, int gpus, int local_rank, std::optional<int> first_device);
+
+}  // namespace linkscope::coll

@@ -1,0 +1,212 @@
+#include "plan/p2p_plan.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "core/error.hpp"
+#include "core/size.hpp"
+
+namespace linkscope::plan {
+
+namespace {
+
+template <typename T>
+std::vector<T> or_default(const std::vector<T>& list, T fallback) {
+  return list.empty() ? std::vector<T>{fallback} : list;
+}
+
+void check_shape(const SmKernelShape& shape) {
+  const auto& variants = sm_kernel_variants();
+  if (std::find(variants.begin(), variants.end(), shape.variant) == variants.end()) {
+    throw UsageError(fmt::format("--sm-kernel: unknown variant '{}' (known: vec, vec_cg, vec_nc, vec_nc256, bulk)",
+                                 shape.variant));
+  }
+  if (shape.threads < 32 || shape.threads > 1024 || shape.threads % 32 != 0) {
+    throw UsageError(fmt::format("--sm-threads {}: must be a multiple of 32 from 32 to 1024", shape.threads));
+  }
+  if (shape.ctas_per_sm < 0 || shape.ctas_per_sm > 32) {
+    throw UsageError(fmt::format("--sm-ctas-per-sm {}: must be 0 (as many as fit) to 32", shape.ctas_per_sm));
+  }
+  const auto& unrolls = sm_unroll_choices();
+  if (std::find(unrolls.begin(), unrolls.end(), shape.unroll) == unrolls.end()) {
+    throw UsageError(fmt::format("--sm-unroll {}: must be one of 1, 2, 4, 8, 12, 16", shape.unroll));
+  }
+  if (shape.bulk_chunk_bytes < 1024 || shape.bulk_chunk_bytes > 65536 || shape.bulk_chunk_bytes % 16 != 0) {
+    throw UsageError(fmt::format("--sm-bulk-chunk {}: must be a multiple of 16 bytes from 1K to 64K",
+                                 format_size(shape.bulk_chunk_bytes)));
+  }
+  if (shape.bulk_stages < 2 || shape.bulk_stages > 8) {
+    // One stage would leave nothing to overlap: the next load could only start after the store finished.
+    throw UsageError(fmt::format("--sm-bulk-stages {}: must be 2 to 8", shape.bulk_stages));
+  }
+}
+
+}  // namespace
+
+std::string to_string(CopyMethod method) { return method == CopyMethod::kCe ? "ce" : "sm"; }
+std::string mode_name(Initiator initiator) { return initiator == Initiator::kDestination ? "read" : "write"; }
+std::string initiator_name(Initiator initiator) { return initiator == Initiator::kDestination ? "dst" : "src"; }
+
+std::string SmKernelShape::label() const {
+  const std::string ctas = ctas_per_sm == 0 ? "max" : std::to_string(ctas_per_sm);
+  if (variant == "bulk") return fmt::format("bulk {}x{} c{}", format_size(bulk_chunk_bytes), bulk_stages, ctas);
+  return fmt::format("{} t{} c{} u{}", variant, threads, ctas, unroll);
+}
+
+const std::vector<std::string>& sm_kernel_variants() {
+  static const std::vector<std::string> variants = {"vec", "vec_cg", "vec_nc", "vec_nc256", "bulk"};
+  return variants;
+}
+
+const std::vector<int>& sm_unroll_choices() {
+  static const std::vector<int> unrolls = {1, 2, 4, 8, 12, 16};
+  return unrolls;
+}
+
+std::vector<SmKernelShape> expand_sm_shapes(const SmShapeLists& lists) {
+  const SmKernelShape defaults;
+  std::vector<SmKernelShape> shapes;
+  for (const auto& variant : or_default(lists.variants, defaults.variant)) {
+    const bool bulk = variant == "bulk";
+    for (int ctas : or_default(lists.ctas_per_sm, defaults.ctas_per_sm)) {
+      // Dimensions a variant ignores contribute their default only, so `--sm-unroll 4,8 --sm-kernel vec,bulk`
+      // gives vec u4, vec u8 and one bulk shape.
+      const auto threads_list = bulk ? std::vector<int>{defaults.threads} : or_default(lists.threads, defaults.threads);
+      const auto unroll_list = bulk ? std::vector<int>{defaults.unroll} : or_default(lists.unrolls, defaults.unroll);
+      const auto chunk_list = bulk ? or_default(lists.bulk_chunks, defaults.bulk_chunk_bytes)
+                                   : std::vector<std::uint64_t>{defaults.bulk_chunk_bytes};
+      const auto stage_list = bulk ? or_default(lists.bulk_stages, defaults.bulk_stages) : std::vector<int>{defaults.bulk_stages};
+      for (int threads : threads_list) {
+        for (int unroll : unroll_list) {
+          for (std::uint64_t chunk : chunk_list) {
+            for (int stages : stage_list) {
+              SmKernelShape shape{variant, threads, ctas, unroll, chunk, stages};
+              check_shape(shape);
+              if (std::find(shapes.begin(), shapes.end(), shape) == shapes.end()) shapes.push_back(shape);
+            }
+          }
+        }
+      }
+    }
+  }
+  return shapes;
+}
+
+int ops_per_sample(double seconds_per_op) {
+  if (!(seconds_per_op > 0)) return kMaxOpsPerSample;
+  const double wanted = std::ceil(kTargetSampleSeconds / seconds_per_op);
+  return static_cast<int>(std::clamp(wanted, 1.0, static_cast<double>(kMaxOpsPerSample)));
+}
+
+std::uint64_t P2pRequest::max_bytes() const {
+  return sizes.empty() ? 0 : *std::max_element(sizes.begin(), sizes.end());
+}
+
+std::uint64_t P2pRequest::resolved_host_bytes() const {
+  if (host_bytes != 0) return host_bytes;
+  constexpr std::uint64_t kDefaultHostBytes = 256ull << 20;
+  return std::max<std::uint64_t>(std::min(max_bytes(), kDefaultHostBytes), 1);
+}
+
+nlohmann::json to_json(const P2pRequest& request) {
+  nlohmann::json methods = nlohmann::json::array();
+  for (auto method : request.methods) methods.push_back(to_string(method));
+  nlohmann::json shapes = nlohmann::json::array();
+  for (const auto& shape : request.sm_shapes) {
+    shapes.push_back({{"label", shape.label()}, {"variant", shape.variant}, {"threads", shape.threads},
+                      {"ctas_per_sm", shape.ctas_per_sm}, {"unroll", shape.unroll},
+                      {"bulk_chunk_bytes", shape.bulk_chunk_bytes}, {"bulk_stages", shape.bulk_stages}});
+  }
+  nlohmann::json pairs = nlohmann::json::array();
+  for (const auto& pair : request.pairs) pairs.push_back(to_string(pair));
+  return {{"methods", methods},
+          {"sm_mode", mode_name(request.initiator)},
+          {"initiator", initiator_name(request.initiator)},
+          {"bidirectional", request.bidirectional},
+          {"verify", request.verify},
+          {"allow_staged", request.allow_staged},
+          {"measure", {{"copy", request.measure_copy}, {"latency", request.measure_latency}, {"host", request.measure_host}}},
+          {"host_bytes", request.measure_host ? nlohmann::json(request.resolved_host_bytes()) : nlohmann::json(nullptr)},
+          {"target_ci", request.sampling.target_ci},
+          {"max_time_s", request.sampling.max_time_s},
+          {"min_samples", request.sampling.min_samples},
+          {"warmup_samples", request.warmup_samples},
+          {"ops_per_sample_rule", request.forced_ops > 0
+                                      ? fmt::format("fixed {}", request.forced_ops)
+                                      : fmt::format("sample >= {:g} ms, at most {} ops", kTargetSampleSeconds * 1e3,
+                                                    kMaxOpsPerSample)},
+          {"seed", request.seed},
+          {"sizes_bytes", request.sizes},
+          {"pairs", pairs},
+          {"sm_kernels", shapes},
+          {"cpu_node", request.cpu_node ? nlohmann::json(*request.cpu_node) : nlohmann::json(nullptr)},
+          {"cpu_list", request.cpu_list}};
+}
+
+P2pRequest p2p_request_from_json(const nlohmann::json& config) {
+  P2pRequest request;
+  request.methods.clear();
+  for (const auto& method : config.value("methods", nlohmann::json::array())) {
+    request.methods.push_back(method.get<std::string>() == "ce" ? CopyMethod::kCe : CopyMethod::kSm);
+  }
+  request.initiator = config.value("sm_mode", std::string("read")) == "write" ? Initiator::kSource : Initiator::kDestination;
+  request.bidirectional = config.value("bidirectional", false);
+  request.verify = config.value("verify", true);
+  request.allow_staged = config.value("allow_staged", false);
+  if (config.contains("measure")) {
+    const auto& measure = config["measure"];
+    request.measure_copy = measure.value("copy", true);
+    request.measure_latency = measure.value("latency", true);
+    request.measure_host = measure.value("host", true);
+  }
+  if (config.contains("host_bytes") && config["host_bytes"].is_number()) request.host_bytes = config["host_bytes"];
+  request.sampling.target_ci = config.value("target_ci", request.sampling.target_ci);
+  request.sampling.max_time_s = config.value("max_time_s", request.sampling.max_time_s);
+  request.sampling.min_samples = config.value("min_samples", request.sampling.min_samples);
+  request.warmup_samples = config.value("warmup_samples", request.warmup_samples);
+  request.seed = config.value("seed", request.seed);
+  request.sizes = config.value("sizes_bytes", std::vector<std::uint64_t>{});
+  for (const auto& pair : config.value("pairs", nlohmann::json::array())) {
+    const auto parsed = parse_pairs(pair.get<std::string>());
+    request.pairs.insert(request.pairs.end(), parsed.begin(), parsed.end());
+  }
+  request.sm_shapes.clear();
+  for (const auto& shape : config.value("sm_kernels", nlohmann::json::array())) {
+    SmKernelShape s;
+    s.variant = shape.value("variant", s.variant);
+    s.threads = shape.value("threads", s.threads);
+    s.ctas_per_sm = shape.value("ctas_per_sm", s.ctas_per_sm);
+    s.unroll = shape.value("unroll", s.unroll);
+    s.bulk_chunk_bytes = shape.value("bulk_chunk_bytes", s.bulk_chunk_bytes);
+    s.bulk_stages = shape.value("bulk_stages", s.bulk_stages);
+    request.sm_shapes.push_back(s);
+  }
+  if (config.contains("cpu_node") && config["cpu_node"].is_number_integer()) request.cpu_node = config["cpu_node"].get<int>();
+  request.cpu_list = config.value("cpu_list", std::string());
+  return request;
+}
+
+std::uint64_t buffer_bytes_for(std::uint64_t bytes) { return (bytes + 15) / 16 * 16; }
+
+std::map<int, std::uint64_t> p2p_bytes_per_device(const P2pRequest& request) {
+  std::uint64_t largest = request.measure_copy ? request.max_bytes() : 0;
+  if (request.measure_host) largest = std::max(largest, request.resolved_host_bytes());
+  const std::uint64_t per_buffer = buffer_bytes_for(std::max<std::uint64_t>(largest, 16));
+  std::map<int, std::uint64_t> needed;
+  for (int device : devices_of(request.pairs)) needed[device] = 2 * per_buffer;
+  return needed;
+}
+
+std::string format_gib(std::uint64_t bytes) { return fmt::format("{:.1f} GiB", static_cast<double>(bytes) / (1ull << 30)); }
+
+std::string memory_shortfall(int device, std::uint64_t needed, std::uint64_t free_bytes, std::uint64_t margin_bytes,
+                             std::string_view what) {
+  if (needed + margin_bytes <= free_bytes) return {};
+  return fmt::format("{} needs {} on GPU {} ({} for buffers + {} kept for the CUDA context), but only {} is free",
+                     what, format_gib(needed + margin_bytes), device, format_gib(needed), format_gib(margin_bytes),
+                     format_gib(free_bytes));
+}
+
+}  // namespace linkscope::plan

@@ -1,0 +1,235 @@
+#include "plan/p2p_result.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <tuple>
+
+#include "core/error.hpp"
+
+namespace linkscope::plan {
+
+namespace {
+
+using CurveKey = std::tuple<int, int, std::string, std::string, std::string, std::string>;
+
+CurveKey curve_of(const CopyPoint& p) { return {p.src, p.dst, p.method, p.initiator, p.direction, p.sm_kernel}; }
+
+bool measured(const CopyPoint& p) {
+  return (p.status == PointStatus::kOk || p.status == PointStatus::kWrong) && p.time_us && p.bandwidth_gbps;
+}
+
+nlohmann::json reason_json(const std::string& reason) { return reason.empty() ? nlohmann::json(nullptr) : nlohmann::json(reason); }
+std::string reason_from(const nlohmann::json& item) {
+  return item.contains("reason") && item["reason"].is_string() ? item["reason"].get<std::string>() : std::string();
+}
+
+}  // namespace
+
+Stat3 stat3_of(const Summary& summary) { return {summary.median, summary.min, summary.max}; }
+
+std::string to_string(PointStatus status) {
+  switch (status) {
+    case PointStatus::kOk: return "ok";
+    case PointStatus::kNa: return "na";
+    case PointStatus::kWrong: return "wrong";
+    case PointStatus::kError: return "error";
+    case PointStatus::kTimeout: return "timeout";
+  }
+  return "error";
+}
+
+PointStatus point_status_from_string(const std::string& text) {
+  if (text == "ok") return PointStatus::kOk;
+  if (text == "na") return PointStatus::kNa;
+  if (text == "wrong") return PointStatus::kWrong;
+  if (text == "timeout") return PointStatus::kTimeout;
+  return PointStatus::kError;
+}
+
+void mark_latency_dominated(std::vector<CopyPoint>& points, const std::vector<LatencyPoint>& latency) {
+  std::map<CurveKey, double> fixed_cost_us;
+  for (const auto& p : points) {
+    if (!measured(p) || p.bytes > kFixedCostProbeMaxBytes) continue;
+    const auto key = curve_of(p);
+    const auto it = fixed_cost_us.find(key);
+    if (it == fixed_cost_us.end() || p.time_us->median < it->second) fixed_cost_us[key] = p.time_us->median;
+  }
+  for (auto& p : points) {
+    p.latency_dominated = false;
+    if (!measured(p)) continue;
+    double fixed = 0;
+    const auto it = fixed_cost_us.find(curve_of(p));
+    if (it != fixed_cost_us.end()) {
+      fixed = it->second;
+    } else if (p.method == "ce") {
+      for (const auto& l : latency) {
+        if (l.method == "ce_small_copy" && l.src == p.src && l.dst == p.dst && l.latency_ns) fixed = l.latency_ns->median / 1e3;
+      }
+    }
+    p.latency_dominated = fixed > 0 && p.time_us->median > 0 && fixed / p.time_us->median >= 0.5;
+  }
+}
+
+std::vector<AsymmetryRow> asymmetry_by_size(const std::vector<CopyPoint>& points) {
+  // (method, direction, sm_kernel, bytes) -> rows; the pair with the largest relative difference wins.
+  std::map<std::tuple<std::string, std::string, std::string, std::uint64_t>, AsymmetryRow> rows;
+  for (const auto& ab : points) {
+    if (!measured(ab) || ab.src >= ab.dst) continue;
+    for (const auto& ba : points) {
+      if (!measured(ba) || ba.src != ab.dst || ba.dst != ab.src || ba.method != ab.method || ba.bytes != ab.bytes ||
+          ba.direction != ab.direction || ba.sm_kernel != ab.sm_kernel || ba.initiator != ab.initiator) {
+        continue;
+      }
+      const double x = ab.bandwidth_gbps->median, y = ba.bandwidth_gbps->median;
+      const double mean = (x + y) / 2;
+      if (mean <= 0) continue;
+      const double relative = std::fabs(x - y) / mean;
+      const auto key = std::make_tuple(ab.method, ab.direction, ab.sm_kernel, ab.bytes);
+      auto it = rows.find(key);
+      if (it == rows.end() || relative > it->second.max_relative) {
+        rows[key] = {ab.method,   ab.direction, ab.sm_kernel, ab.bytes, relative, ab.src,
+                     ab.dst,      ab.latency_dominated || ba.latency_dominated};
+      }
+    }
+  }
+  std::vector<AsymmetryRow> out;
+  for (const auto& [key, row] : rows) out.push_back(row);
+  std::stable_sort(out.begin(), out.end(), [](const AsymmetryRow& a, const AsymmetryRow& b) {
+    return std::tie(a.method, a.direction, a.sm_kernel, a.bytes) < std::tie(b.method, b.direction, b.sm_kernel, b.bytes);
+  });
+  return out;
+}
+
+std::uint64_t total_wrong(const P2pResults& results) {
+  std::uint64_t wrong = 0;
+  for (const auto& p : results.points) wrong += p.wrong;
+  for (const auto& h : results.host) wrong += h.wrong;
+  return wrong;
+}
+
+bool any_status(const P2pResults& results, PointStatus status) {
+  for (const auto& p : results.points) if (p.status == status) return true;
+  for (const auto& l : results.latency) if (l.status == status) return true;
+  for (const auto& h : results.host) if (h.status == status) return true;
+  return false;
+}
+
+nlohmann::json stat3_json(const std::optional<Stat3>& stat) {
+  if (!stat) return nullptr;
+  return {{"median", stat->median}, {"min", stat->min}, {"max", stat->max}};
+}
+
+std::optional<Stat3> stat3_from_json(const nlohmann::json& value) {
+  if (!value.is_object()) return std::nullopt;
+  return Stat3{value.value("median", 0.0), value.value("min", 0.0), value.value("max", 0.0)};
+}
+
+nlohmann::json to_json(const P2pResults& results) {
+  nlohmann::json devices = nlohmann::json::array();
+  for (const auto& d : results.devices) {
+    devices.push_back({{"id", d.id}, {"name", d.name}, {"pci_bdf", d.pci_bdf}, {"uuid", d.uuid},
+                       {"sm_count", d.sm_count}, {"compute_capability", d.compute_capability}});
+  }
+  nlohmann::json points = nlohmann::json::array();
+  for (const auto& p : results.points) {
+    nlohmann::json item = {{"src", p.src}, {"dst", p.dst}, {"method", p.method}, {"initiator", p.initiator},
+                           {"direction", p.direction}, {"bytes", p.bytes},
+                           {"sm_kernel", p.sm_kernel.empty() ? nlohmann::json(nullptr) : nlohmann::json(p.sm_kernel)},
+                           {"ops_per_sample", p.ops_per_sample}, {"samples", p.samples},
+                           {"stop_reason", p.stop_reason}, {"time_us", stat3_json(p.time_us)},
+                           {"bandwidth_gbps", stat3_json(p.bandwidth_gbps)}, {"cv", p.cv},
+                           {"ci_relative", p.ci_relative}, {"wrong", p.wrong}, {"status", to_string(p.status)},
+                           {"reason", reason_json(p.reason)}, {"latency_dominated", p.latency_dominated}};
+    if (p.direction == "bidir") item["total_gbps"] = stat3_json(p.total_gbps);
+    points.push_back(item);
+  }
+  nlohmann::json latency = nlohmann::json::array();
+  for (const auto& l : results.latency) {
+    latency.push_back({{"src", l.src}, {"dst", l.dst}, {"method", l.method}, {"bytes", l.bytes},
+                       {"latency_ns", stat3_json(l.latency_ns)}, {"samples", l.samples}, {"cv", l.cv},
+                       {"status", to_string(l.status)}, {"reason", reason_json(l.reason)}});
+  }
+  nlohmann::json host = nlohmann::json::array();
+  for (const auto& h : results.host) {
+    host.push_back({{"gpu", h.gpu}, {"direction", h.direction}, {"bytes", h.bytes}, {"ops_per_sample", h.ops_per_sample},
+                    {"samples", h.samples}, {"time_us", stat3_json(h.time_us)},
+                    {"bandwidth_gbps", stat3_json(h.bandwidth_gbps)}, {"cv", h.cv}, {"wrong", h.wrong},
+                    {"status", to_string(h.status)}, {"reason", reason_json(h.reason)}});
+  }
+  nlohmann::json asymmetry = nlohmann::json::array();
+  for (const auto& a : asymmetry_by_size(results.points)) {
+    asymmetry.push_back({{"method", a.method}, {"direction", a.direction},
+                         {"sm_kernel", a.sm_kernel.empty() ? nlohmann::json(nullptr) : nlohmann::json(a.sm_kernel)},
+                         {"bytes", a.bytes},
+                         {"max_relative", a.max_relative}, {"pair", {a.a, a.b}},
+                         {"latency_dominated", a.latency_dominated}});
+  }
+  return {{"config", to_json(results.request)}, {"devices", devices}, {"points", points}, {"latency", latency},
+          {"host", host}, {"asymmetry", asymmetry}, {"wrong", total_wrong(results)}, {"notes", results.notes}};
+}
+
+P2pResults p2p_results_from_json(const nlohmann::json& section) {
+  if (!section.is_object()) throw InputError("measurements.p2p", 0, "not an object");
+  P2pResults results;
+  if (section.contains("config")) results.request = p2p_request_from_json(section["config"]);
+  for (const auto& d : section.value("devices", nlohmann::json::array())) {
+    results.devices.push_back({d.value("id", 0), d.value("name", ""), d.value("pci_bdf", ""), d.value("uuid", ""),
+                               d.value("sm_count", 0), d.value("compute_capability", "")});
+  }
+  for (const auto& item : section.value("points", nlohmann::json::array())) {
+    CopyPoint p;
+    p.src = item.value("src", 0);
+    p.dst = item.value("dst", 0);
+    p.method = item.value("method", "");
+    p.initiator = item.value("initiator", "");
+    p.direction = item.value("direction", "uni");
+    p.bytes = item.value("bytes", std::uint64_t{0});
+    p.sm_kernel = item.contains("sm_kernel") && item["sm_kernel"].is_string() ? item["sm_kernel"].get<std::string>() : "";
+    p.ops_per_sample = item.value("ops_per_sample", 0);
+    p.samples = item.value("samples", std::size_t{0});
+    p.stop_reason = item.value("stop_reason", "");
+    p.time_us = stat3_from_json(item.value("time_us", nlohmann::json()));
+    p.bandwidth_gbps = stat3_from_json(item.value("bandwidth_gbps", nlohmann::json()));
+    p.total_gbps = stat3_from_json(item.value("total_gbps", nlohmann::json()));
+    p.cv = item.value("cv", 0.0);
+    p.ci_relative = item.value("ci_relative", 0.0);
+    p.wrong = item.value("wrong", std::uint64_t{0});
+    p.status = point_status_from_string(item.value("status", "error"));
+    p.reason = reason_from(item);
+    p.latency_dominated = item.value("latency_dominated", false);
+    results.points.push_back(p);
+  }
+  for (const auto& item : section.value("latency", nlohmann::json::array())) {
+    LatencyPoint l;
+    l.src = item.value("src", 0);
+    l.dst = item.value("dst", 0);
+    l.method = item.value("method", "");
+    l.bytes = item.value("bytes", std::uint64_t{0});
+    l.latency_ns = stat3_from_json(item.value("latency_ns", nlohmann::json()));
+    l.samples = item.value("samples", std::size_t{0});
+    l.cv = item.value("cv", 0.0);
+    l.status = point_status_from_string(item.value("status", "error"));
+    l.reason = reason_from(item);
+    results.latency.push_back(l);
+  }
+  for (const auto& item : section.value("host", nlohmann::json::array())) {
+    HostPoint h;
+    h.gpu = item.value("gpu", 0);
+    h.direction = item.value("direction", "");
+    h.bytes = item.value("bytes", std::uint64_t{0});
+    h.ops_per_sample = item.value("ops_per_sample", 0);
+    h.samples = item.value("samples", std::size_t{0});
+    h.time_us = stat3_from_json(item.value("time_us", nlohmann::json()));
+    h.bandwidth_gbps = stat3_from_json(item.value("bandwidth_gbps", nlohmann::json()));
+    h.cv = item.value("cv", 0.0);
+    h.wrong = item.value("wrong", std::uint64_t{0});
+    h.status = point_status_from_string(item.value("status", "error"));
+    h.reason = reason_from(item);
+    results.host.push_back(h);
+  }
+  results.notes = section.value("notes", std::vector<std::string>{});
+  return results;
+}
+
+}  // namespace linkscope::plan

@@ -1,0 +1,79 @@
+#include "report/collective_text.hpp"
+
+#include <fmt/format.h>
+
+namespace linkscope::report {
+
+namespace {
+
+std::string reduction_text(coll::RankTimeReduction r) {
+  switch (r) {
+    case coll::RankTimeReduction::kMaximum: return "the slowest rank";
+    case coll::RankTimeReduction::kMinimum: return "the fastest rank";
+    case coll::RankTimeReduction::kAverage: return "the average over ranks";
+    case coll::RankTimeReduction::kRank0: return "rank 0";
+  }
+  return "the slowest rank";
+}
+
+}  // namespace
+
+std::string render_collective_header(const coll::CollectiveSeries& s, const std::string& sampling) {
+  std::string out;
+  std::string what = fmt::format("{} {}", coll::op_name(s.op), coll::type_name(s.dtype));
+  if (coll::op_reduces(s.op)) what += fmt::format(" {}", coll::red_op_name(s.redop));
+  if (coll::op_is_rooted(s.op)) what += fmt::format(" root {}", s.root);
+  out += fmt::format("# {}: {} ranks ({}), {}{}\n", what, s.nranks, s.launch, s.nccl_call, s.graph ? ", CUDA graphs" : "");
+  out += fmt::format("# time per operation: CUDA events between iterations on every rank's stream, per iteration {}; "
+                     "{}\n",
+                     reduction_text(s.time_reduction), sampling);
+  out += fmt::format("# {:>12}  {:>12}  {:>5}  {:>9}  {:>9}  {:>9}  {:>6}  {:>7}  {:>7}  {:>6}  {:>7}\n", "size", "count",
+                     "place", "median", "min", "max", "cv", "algbw", "busbw", "#wrong", "samples");
+  out += fmt::format("# {:>12}  {:>12}  {:>5}  {:>9}  {:>9}  {:>9}  {:>6}  {:>7}  {:>7}  {:>6}  {:>7}\n", "(B)",
+                     "(elements)", "", "(us)", "(us)", "(us)", "(%)", "(GB/s)", "(GB/s)", "", "");
+  return out;
+}
+
+std::string render_collective_row(const coll::CollectivePoint& p) {
+  const std::string place = p.in_place ? "in" : "out";
+  std::string out = fmt::format("  {:>12}  {:>12}  {:>5}", p.bytes, p.count, place);
+  if (!p.time) {
+    return out + fmt::format("  {}: {}\n", p.status, p.reason.value_or("not measured"));
+  }
+  const auto& t = *p.time;
+  out += fmt::format("  {:>9.2f}  {:>9.2f}  {:>9.2f}  {:>6.2f}  {:>7.2f}  {:>7.2f}", t.median_us, t.min_us, t.max_us,
+                     100.0 * t.cv, p.algbw_gbps.value_or(0), p.busbw_gbps.value_or(0));
+  out += p.wrong ? fmt::format("  {:>6}", *p.wrong) : fmt::format("  {:>6}", "-");
+  out += fmt::format("  {:>7}", p.samples);
+  if (p.status != "ok") out += fmt::format("  {}: {}", p.status, p.reason.value_or(""));
+  return out + "\n";
+}
+
+std::string render_collective_footer(const std::vector<coll::CollectiveSeries>& series, const CollectiveSummary& summary) {
+  const coll::CollectivePoint* peak = nullptr;
+  std::int64_t wrong = 0;
+  int checked = 0, failed = 0, points = 0;
+  for (const auto& s : series) {
+    for (const auto& p : s.points) {
+      ++points;
+      if (p.wrong) {
+        ++checked;
+        wrong += *p.wrong;
+      }
+      if (p.status == "timeout" || p.status == "error") ++failed;
+      if (p.busbw_gbps && (peak == nullptr || *p.busbw_gbps > *peak->busbw_gbps)) peak = &p;
+    }
+  }
+  std::string out;
+  if (peak != nullptr) {
+    out += fmt::format("# peak busbw {:.2f} GB/s at {} B ({}), median time {:.2f} us\n", *peak->busbw_gbps, peak->bytes,
+                       peak->in_place ? "in place" : "out of place", peak->time->median_us);
+  }
+  out += fmt::format("# {} wrong element(s) in {} checked measurement(s); {} of {} measurement(s) failed\n", wrong, checked,
+                     failed, points);
+  if (!summary.transport.empty()) out += fmt::format("# NCCL transport: {}\n", summary.transport);
+  out += fmt::format("# wall time {:.2f} s\n", summary.wall_s);
+  return out;
+}
+
+}  // namespace linkscope::report

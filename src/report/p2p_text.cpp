@@ -1,0 +1,352 @@
+#include "report/p2p_text.hpp"
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <tuple>
+
+#include <fmt/format.h>
+
+#include "core/size.hpp"
+
+namespace linkscope::report {
+
+namespace {
+
+using plan::CopyPoint;
+using plan::PointStatus;
+
+// One curve family: the points that share a method, direction mode and SM kernel.
+struct Series {
+  std::string method, direction, sm_kernel;
+  friend bool operator==(const Series& a, const Series& b) {
+    return std::tie(a.method, a.direction, a.sm_kernel) == std::tie(b.method, b.direction, b.sm_kernel);
+  }
+};
+
+Series series_of(const CopyPoint& p) { return {p.method, p.direction, p.sm_kernel}; }
+
+std::string series_title(const Series& s, bool with_kernel) {
+  std::string title = s.method;
+  if (s.direction == "bidir") title += " bidirectional";
+  if (with_kernel && !s.sm_kernel.empty()) title += fmt::format(" [{}]", s.sm_kernel);
+  return title;
+}
+
+bool has_value(const CopyPoint& p) {
+  return (p.status == PointStatus::kOk || p.status == PointStatus::kWrong) && p.bandwidth_gbps.has_value();
+}
+
+std::string status_cell(PointStatus status) {
+  switch (status) {
+    case PointStatus::kNa: return "N/A";
+    case PointStatus::kTimeout: return "T/O";
+    case PointStatus::kError: return "ERR";
+    default: return "?";
+  }
+}
+
+std::string cell_of(const CopyPoint& p) {
+  if (!has_value(p)) return status_cell(p.status);
+  return format_gbps(p.bandwidth_gbps->median) + (p.status == PointStatus::kWrong ? "!" : "");
+}
+
+std::vector<int> device_ids(const plan::P2pResults& results) {
+  std::set<int> ids;
+  for (const auto& d : results.devices) ids.insert(d.id);
+  for (const auto& p : results.points) ids.insert(p.src), ids.insert(p.dst);
+  return {ids.begin(), ids.end()};
+}
+
+std::string join(const std::vector<std::string>& items, const std::string& separator) {
+  std::string out;
+  for (const auto& item : items) out += (out.empty() ? "" : separator) + item;
+  return out;
+}
+
+void header(std::string& out, const plan::P2pResults& results) {
+  const auto& r = results.request;
+  out += fmt::format("linkscope p2p: {} GPU{}\n", results.devices.size(), results.devices.size() == 1 ? "" : "s");
+  for (const auto& d : results.devices) {
+    out += fmt::format("  GPU {}  {}  {}  {}  cc {}  {} SMs\n", d.id, d.name, d.pci_bdf, d.uuid, d.compute_capability,
+                       d.sm_count);
+  }
+  std::vector<std::string> methods;
+  for (auto m : r.methods) methods.push_back(plan::to_string(m));
+  const std::string who = r.initiator == plan::Initiator::kDestination
+                              ? "read mode: the destination GPU's copy engine or kernel pulls"
+                              : "write mode: the source GPU's copy engine or kernel pushes";
+  std::vector<std::string> sizes;
+  for (auto s : r.sizes) sizes.push_back(format_size(s));
+  out += fmt::format("methods {}, {}{}; sizes {}\n", join(methods, "+"), who,
+                     r.bidirectional ? "; bidirectional: both directions at once" : "",
+                     sizes.size() > 4 ? fmt::format("{}..{} ({} sizes)", sizes.front(), sizes.back(), sizes.size())
+                                      : join(sizes, ","));
+  out += fmt::format("verification {}; samples until the median's 95% CI is within {} or {} s per point\n",
+                     r.verify ? "on" : "OFF", format_percent(r.sampling.target_ci), r.sampling.max_time_s);
+  out += "GB = 1e9 bytes; a local copy (src = dst, the diagonal) counts its bytes once\n";
+  for (const auto& note : results.notes) out += "note: " + note + "\n";
+}
+
+// Matrices of one series: rows = source, columns = destination.
+void matrices(std::string& out, const plan::P2pResults& results, const Series& series, const std::vector<int>& ids) {
+  std::vector<std::uint64_t> sizes;
+  for (const auto& p : results.points) {
+    if (series_of(p) == series && std::find(sizes.begin(), sizes.end(), p.bytes) == sizes.end()) sizes.push_back(p.bytes);
+  }
+  std::sort(sizes.begin(), sizes.end());
+  for (std::uint64_t bytes : sizes) {
+    std::map<std::pair<int, int>, const CopyPoint*> cells;
+    bool latency_bound = false;
+    for (const auto& p : results.points) {
+      if (series_of(p) == series && p.bytes == bytes) {
+        cells[{p.src, p.dst}] = &p;
+        latency_bound = latency_bound || p.latency_dominated;
+      }
+    }
+    out += fmt::format("\n{}, {}{}\n", series_title(series, true), format_size(bytes),
+                       latency_bound ? " (latency-bound: mostly the fixed cost of a copy; see latency)" : "");
+    out += fmt::format("{:>5}", "");
+    for (int dst : ids) out += fmt::format("{:>10}", dst);
+    out += "\n";
+    for (int src : ids) {
+      out += fmt::format("{:>5}", src);
+      for (int dst : ids) {
+        const auto it = cells.find({src, dst});
+        out += fmt::format("{:>10}", it == cells.end() ? "-" : cell_of(*it->second));
+      }
+      out += "\n";
+    }
+    if (series.direction == "bidir") {
+      for (const auto& [key, p] : cells) {
+        if (key.first < key.second && p->total_gbps) {
+          out += fmt::format("  total {}<->{}: {} GB/s (both directions over one shared window)\n", key.first,
+                             key.second, format_gbps(p->total_gbps->median));
+        }
+      }
+    }
+  }
+}
+
+void curves(std::string& out, const plan::P2pResults& results, const Series& series) {
+  std::vector<std::pair<int, int>> pairs;
+  for (const auto& p : results.points) {
+    if (series_of(p) == series && std::find(pairs.begin(), pairs.end(), std::make_pair(p.src, p.dst)) == pairs.end()) {
+      pairs.push_back({p.src, p.dst});
+    }
+  }
+  const bool bidir = series.direction == "bidir";
+  for (const auto& [src, dst] : pairs) {
+    std::vector<const CopyPoint*> rows;
+    for (const auto& p : results.points) {
+      if (series_of(p) == series && p.src == src && p.dst == dst) rows.push_back(&p);
+    }
+    std::stable_sort(rows.begin(), rows.end(), [](const CopyPoint* a, const CopyPoint* b) { return a->bytes < b->bytes; });
+    out += fmt::format("\n{} {}>{}{}\n", series_title(series, true), src, dst, src == dst ? " (local copy)" : "");
+    out += fmt::format("{:>8} {:>10} {:>9} {:>9} {:>9} {:>7} {:>7}{}  {}\n", "bytes", "time_us", "GB/s", "min", "max",
+                       "CV", "samples", bidir ? fmt::format(" {:>9}", "total") : "", "note");
+    for (const CopyPoint* p : rows) {
+      if (!has_value(*p)) {
+        out += fmt::format("{:>8} {:>10}  {}\n", format_size(p->bytes), status_cell(p->status), p->reason);
+        continue;
+      }
+      std::string note = p->latency_dominated ? "latency-bound" : "";
+      if (p->status == PointStatus::kWrong) note += (note.empty() ? "" : ", ") + fmt::format("{} WRONG words", p->wrong);
+      out += fmt::format("{:>8} {:>10} {:>9} {:>9} {:>9} {:>7} {:>7}{}  {}\n", format_size(p->bytes),
+                         format_us(p->time_us->median), format_gbps(p->bandwidth_gbps->median),
+                         format_gbps(p->bandwidth_gbps->min), format_gbps(p->bandwidth_gbps->max), format_percent(p->cv),
+                         p->samples,
+                         bidir ? fmt::format(" {:>9}", p->total_gbps ? format_gbps(p->total_gbps->median) : "-") : "", note);
+    }
+  }
+}
+
+// A tuning run: per series kind and size, one row per kernel shape and one column per pair.
+void tuning_tables(std::string& out, const plan::P2pResults& results) {
+  std::vector<std::string> shapes;
+  std::vector<std::pair<int, int>> pairs;
+  std::vector<std::tuple<std::string, std::string, std::uint64_t>> groups;  // method, direction, bytes
+  for (const auto& p : results.points) {
+    if (p.sm_kernel.empty()) continue;
+    if (std::find(shapes.begin(), shapes.end(), p.sm_kernel) == shapes.end()) shapes.push_back(p.sm_kernel);
+    if (std::find(pairs.begin(), pairs.end(), std::make_pair(p.src, p.dst)) == pairs.end()) pairs.push_back({p.src, p.dst});
+    const auto group = std::make_tuple(p.method, p.direction, p.bytes);
+    if (std::find(groups.begin(), groups.end(), group) == groups.end()) groups.push_back(group);
+  }
+  std::size_t width = 6;
+  for (const auto& s : shapes) width = std::max(width, s.size());
+  for (const auto& [method, direction, bytes] : groups) {
+    out += fmt::format("\nSM kernel shapes: {}{}, {} (GB/s median, CV)\n", method, direction == "bidir" ? " bidirectional" : "",
+                       format_size(bytes));
+    out += fmt::format("{:<{}}", "kernel", width);
+    for (const auto& [src, dst] : pairs) out += fmt::format("  {:>16}", fmt::format("{}>{}", src, dst));
+    out += "\n";
+    for (const auto& shape : shapes) {
+      out += fmt::format("{:<{}}", shape, width);
+      for (const auto& [src, dst] : pairs) {
+        std::string cell = "-";
+        for (const auto& p : results.points) {
+          if (p.sm_kernel == shape && p.method == method && p.direction == direction && p.bytes == bytes &&
+              p.src == src && p.dst == dst) {
+            cell = has_value(p) ? fmt::format("{} {}", cell_of(p), format_percent(p.cv)) : status_cell(p.status);
+          }
+        }
+        out += fmt::format("  {:>16}", cell);
+      }
+      out += "\n";
+    }
+  }
+}
+
+void problems(std::string& out, const plan::P2pResults& results) {
+  std::vector<std::string> lines;
+  for (const auto& p : results.points) {
+    if (p.status == PointStatus::kOk) continue;
+    const std::string line = p.status == PointStatus::kWrong
+                                 ? fmt::format("  {} {}>{} {}: {}", p.method, p.src, p.dst, format_size(p.bytes), p.reason)
+                                 : fmt::format("  {} {} {}>{}: {}", status_cell(p.status), p.method, p.src, p.dst, p.reason);
+    if (std::find(lines.begin(), lines.end(), line) == lines.end()) lines.push_back(line);
+  }
+  if (lines.empty()) return;
+  out += "\nNot measured or wrong (N/A = cannot be measured here, ERR = failed, T/O = watchdog, ! = wrong data):\n";
+  for (const auto& line : lines) out += line + "\n";
+}
+
+void asymmetry(std::string& out, const plan::P2pResults& results, bool tuning) {
+  const auto rows = plan::asymmetry_by_size(results.points);
+  if (rows.empty()) return;
+  std::vector<std::string> labels;
+  std::size_t width = 16;
+  for (const auto& a : rows) {
+    labels.push_back(a.method + (a.direction == "bidir" ? " bidir" : "") +
+                     (tuning && !a.sm_kernel.empty() ? " [" + a.sm_kernel + "]" : ""));
+    width = std::max(width, labels.back().size());
+  }
+  out += "\nAsymmetry per size: largest |a>b - b>a| / mean over pairs measured both ways\n";
+  out += fmt::format("{:<{}} {:>8} {:>10} {:>7}  {}\n", "method", width, "bytes", "asymmetry", "pair", "note");
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const auto& a = rows[i];
+    out += fmt::format("{:<{}} {:>8} {:>10} {:>7}  {}\n", labels[i], width, format_size(a.bytes),
+                       format_percent(a.max_relative), fmt::format("{}<->{}", a.a, a.b),
+                       a.latency_dominated ? "latency-bound: compare latency instead" : "");
+  }
+}
+
+void latency(std::string& out, const plan::P2pResults& results) {
+  if (results.latency.empty()) return;
+  std::vector<std::pair<int, int>> pairs;
+  for (const auto& l : results.latency) {
+    if (std::find(pairs.begin(), pairs.end(), std::make_pair(l.src, l.dst)) == pairs.end()) pairs.push_back({l.src, l.dst});
+  }
+  out += "\nLatency (ns, median [min-max]): sm_pointer_chase = a kernel on dst loading from src's memory, one\n"
+         "dependent 8-byte load at a time over a 2 MiB chain; ce_small_copy = back-to-back 16-byte copies\n";
+  out += fmt::format("{:>6}  {:<28}  {:<28}\n", "pair", "sm_pointer_chase", "ce_small_copy");
+  for (const auto& [src, dst] : pairs) {
+    std::string cells[2] = {"-", "-"};
+    for (const auto& l : results.latency) {
+      if (l.src != src || l.dst != dst) continue;
+      const int column = l.method == "sm_pointer_chase" ? 0 : 1;
+      cells[column] = l.latency_ns ? fmt::format("{:.0f} [{:.0f}-{:.0f}]", l.latency_ns->median, l.latency_ns->min,
+                                                 l.latency_ns->max)
+                                   : status_cell(l.status);
+    }
+    out += fmt::format("{:>6}  {:<28}  {:<28}\n", fmt::format("{}>{}", src, dst), cells[0], cells[1]);
+  }
+  for (const auto& l : results.latency) {
+    if (!l.reason.empty()) out += fmt::format("  {} {}>{}: {}\n", l.method, l.src, l.dst, l.reason);
+  }
+}
+
+void host(std::string& out, const plan::P2pResults& results) {
+  if (results.host.empty()) return;
+  out += fmt::format("\nHost <-> GPU, pinned memory by the copy engine, {} (GB/s median)\n",
+                     format_size(results.host.front().bytes));
+  out += fmt::format("{:>5} {:>10} {:>10}\n", "GPU", "h2d", "d2h");
+  std::vector<int> gpus;
+  for (const auto& h : results.host) {
+    if (std::find(gpus.begin(), gpus.end(), h.gpu) == gpus.end()) gpus.push_back(h.gpu);
+  }
+  for (int gpu : gpus) {
+    std::string cells[2] = {"-", "-"};
+    for (const auto& h : results.host) {
+      if (h.gpu != gpu) continue;
+      const int column = h.direction == "h2d" ? 0 : 1;
+      cells[column] = h.bandwidth_gbps ? format_gbps(h.bandwidth_gbps->median) + (h.status == PointStatus::kWrong ? "!" : "")
+                                       : status_cell(h.status);
+    }
+    out += fmt::format("{:>5} {:>10} {:>10}\n", gpu, cells[0], cells[1]);
+  }
+  for (const auto& h : results.host) {
+    if (!h.reason.empty()) out += fmt::format("  {} GPU {}: {}\n", h.direction, h.gpu, h.reason);
+  }
+}
+
+void verification(std::string& out, const plan::P2pResults& results) {
+  if (!results.request.verify) {
+    out += "\nVerification: OFF (--no-verify)\n";
+    return;
+  }
+  const std::uint64_t wrong = plan::total_wrong(results);
+  std::size_t points = 0;
+  for (const auto& p : results.points) points += p.status == PointStatus::kWrong;
+  for (const auto& h : results.host) points += h.status == PointStatus::kWrong;
+  out += wrong == 0 ? "\nVerification: every destination matched its source after every sample (#wrong 0)\n"
+                    : fmt::format("\nVerification FAILED: #wrong {} words in {} point{}\n", wrong, points, points == 1 ? "" : "s");
+}
+
+}  // namespace
+
+std::string format_gbps(double gbps) { return gbps < 10 ? fmt::format("{:.2f}", gbps) : fmt::format("{:.1f}", gbps); }
+std::string format_us(double us) { return us < 1000 ? fmt::format("{:.2f}", us) : fmt::format("{:.1f}", us); }
+std::string format_percent(double fraction) { return fmt::format("{:.1f}%", fraction * 100); }
+
+std::string without_trailing_spaces(const std::string& text) {
+  std::string out;
+  out.reserve(text.size());
+  std::size_t line_start = 0;
+  while (line_start < text.size()) {
+    std::size_t end = text.find('\n', line_start);
+    const bool newline = end != std::string::npos;
+    if (!newline) end = text.size();
+    std::size_t last = end;
+    while (last > line_start && text[last - 1] == ' ') --last;
+    out.append(text, line_start, last - line_start);
+    if (newline) out += '\n';
+    line_start = end + 1;
+  }
+  return out;
+}
+
+std::string render_p2p_text(const plan::P2pResults& results) {
+  std::string out;
+  header(out, results);
+  std::vector<Series> series;
+  std::set<std::string> kernels;
+  for (const auto& p : results.points) {
+    if (std::find(series.begin(), series.end(), series_of(p)) == series.end()) series.push_back(series_of(p));
+    if (!p.sm_kernel.empty()) kernels.insert(p.sm_kernel);
+  }
+  const bool tuning = kernels.size() > 1;
+  const auto ids = device_ids(results);
+  if (!results.points.empty()) {
+    const bool any_matrix =
+        std::any_of(series.begin(), series.end(), [&](const Series& s) { return !(tuning && !s.sm_kernel.empty()); });
+    if (any_matrix) out += "\nBandwidth matrices (GB/s median; rows = source, columns = destination)\n";
+    for (const auto& s : series) {
+      if (!(tuning && !s.sm_kernel.empty())) matrices(out, results, s, ids);
+    }
+    if (tuning) tuning_tables(out, results);
+    problems(out, results);
+    if (any_matrix) out += "\nCurves per pair (time per copy; GB/s min/max over samples; CV of GB/s)\n";
+    for (const auto& s : series) {
+      if (!(tuning && !s.sm_kernel.empty())) curves(out, results, s);
+    }
+    asymmetry(out, results, tuning);
+  }
+  latency(out, results);
+  host(out, results);
+  verification(out, results);
+  return without_trailing_spaces(out);
+}
+
+}  // namespace linkscope::report

@@ -1,0 +1,40 @@
+#pragma once
+#include <map>
+#include <string>
+
+#include "core/environment.hpp"
+
+namespace linkscope::runtime {
+
+// Records what NCCL chose by running it with NCCL_DEBUG=INFO, NCCL_DEBUG_SUBSYS=INIT,GRAPH,ENV and
+// NCCL_DEBUG_FILE pointing into a private directory. NCCL reads these once, at its first call, so apply()
+// must run before anything touches NCCL in this process (or the variables go to a child's environment).
+// A user who set NCCL_DEBUG or NCCL_DEBUG_FILE keeps their settings and the run is not recorded.
+class NcclDebugCapture {
+ public:
+  // Decides from `env`; creates the directory under $TMPDIR (or /tmp) only when capturing.
+  explicit NcclDebugCapture(const Environment& env);
+  ~NcclDebugCapture();
+  NcclDebugCapture(const NcclDebugCapture&) = delete;
+  NcclDebugCapture& operator=(const NcclDebugCapture&) = delete;
+
+  bool active() const { return active_; }
+  // Why nothing is recorded (empty when active).
+  const std::string& reason() const { return reason_; }
+  // The variables to set (empty when not active).
+  std::map<std::string, std::string> variables() const;
+  // Sets variables() in this process (setenv).
+  void apply() const;
+  // Every log file NCCL wrote so far, concatenated (several processes or communicators may write).
+  std::string collect() const;
+  // Removes the directory now (the destructor does it too); for paths that end the process without
+  // unwinding (MPI_Abort, a watchdog).
+  void remove_files() noexcept;
+
+ private:
+  bool active_ = false;
+  std::string reason_;
+  std::string directory_;
+};
+
+}  // namespace linkscope::runtime

@@ -1,0 +1,290 @@
+#include "runtime/nccl_log.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cstdlib>
+#include <regex>
+#include <set>
+#include <tuple>
+
+namespace linkscope::runtime {
+
+namespace {
+
+// NCCL's path types, best to worst (2.27.5+ order); older names sort by the same table.
+constexpr std::array<std::string_view, 12> kPathOrder{"LOC", "NVL", "NVB", "C2C", "PIX", "PXB",
+                                                      "P2C", "PXN", "PHB", "SYS", "NET", "DIS"};
+
+int path_rank(std::string_view type) {
+  for (std::size_t i = 0; i < kPathOrder.size(); ++i) {
+    if (kPathOrder[i] == type) return static_cast<int>(i);
+  }
+  return -1;
+}
+
+std::string_view trim(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t' || s.front() == '\r')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) s.remove_suffix(1);
+  return s;
+}
+
+std::string pattern_name(int pattern) {
+  // NCCL_TOPO_PATTERN_* (graph.h): 1 balanced tree, 2 split tree, 3 tree, 4 ring, 5 NVLS, 6 CollNet direct.
+  switch (pattern) {
+    case 1: return "BalancedTree";
+    case 2: return "SplitTree";
+    case 3: return "Tree";
+    case 4: return "Ring";
+    case 5: return "NVLS";
+    case 6: return "CollNetDirect";
+    default: return "Pattern" + std::to_string(pattern);
+  }
+}
+
+// Splits "P2P/CUMEM/read" into transport "P2P/CUMEM" and detail "read"; "SHM/direct/direct" into "SHM" and
+// "direct/direct"; "NET/IB/0(1)/GDRDMA" into "NET/IB" and "0(1)/GDRDMA".
+void split_via(const std::string& via, NcclConnection& c) {
+  const auto first = via.find('/');
+  const std::string head = via.substr(0, first);
+  if (head == "SHM" || first == std::string::npos) {
+    c.transport = head;
+    c.detail = first == std::string::npos ? "" : via.substr(first + 1);
+    return;
+  }
+  const auto second = via.find('/', first + 1);
+  c.transport = via.substr(0, second);
+  c.detail = second == std::string::npos ? "" : via.substr(second + 1);
+}
+
+int to_int(const std::string& s) { return static_cast<int>(std::strtol(s.c_str(), nullptr, 10)); }
+
+struct Parser {
+  NcclRuntimeInfo info;
+  std::set<std::tuple<int, int, int, int, std::string>> seen_connections;
+  std::set<std::pair<std::string, std::string>> seen_paths;
+  std::set<std::tuple<int, int, std::string, std::string>> seen_graphs;
+
+  const std::regex connection{R"(^Channel (\d+)(?:/(\d+))? : (\d+)\[[0-9a-fA-F]+\] -> (\d+)\[[0-9a-fA-F]+\](?: \[(send|receive)\])? via (.+)$)"};
+  const std::regex channels{R"(^(\d+) coll channels, (\d+) collnet channels, (\d+) nvls channels, (\d+) p2p channels, (\d+) p2p channels per peer)"};
+  const std::regex version{R"(^NCCL version (\d+\.\d+\.\d+)(\S*))"};
+  const std::regex network{R"(^Using network (\S+))"};
+  const std::regex env_line{R"(^(NCCL_[A-Z0-9_]+) set by environment to (.*)$)"};
+  const std::regex comm_config_line{R"(^Comm config (\w+) set to (.*)$)"};
+  const std::regex pattern_line{R"(^Pattern (\d+), crossNic \d+, nChannels (\d+), bw ([0-9.]+)/([0-9.]+), type (\w+)/(\w+))"};
+  const std::regex comm_line{R"(^comm 0x[0-9a-f]+ rank \d+ nRanks (\d+) nNodes (\d+))"};
+  const std::regex gpu_path_head{R"(^(GPU/[0-9a-fA-F-]+) :(.*)$)"};
+  const std::regex path_entry{R"((\S+) \((\d+)/([0-9.]+)/([A-Z0-9]+)\))"};
+  const std::regex connected{R"(^Connected (all rings|all trees|NVLS|CollNet|all CollNet))"};
+
+  void handle_info(const std::string& m) {
+    std::smatch g;
+    if (m.compare(0, 8, "Channel ") == 0) {
+      if (!std::regex_match(m, g, connection)) return;
+      NcclConnection c;
+      c.channel = to_int(g[1]);
+      c.conn_index = g[2].matched ? to_int(g[2]) : -1;
+      c.rank = to_int(g[3]);
+      c.peer = to_int(g[4]);
+      c.side = g[5].matched ? g[5].str() : "";
+      c.via = std::string(trim(g[6].str()));
+      split_via(c.via, c);
+      if (seen_connections.emplace(c.rank, c.peer, c.channel, c.conn_index, c.side).second) {
+        info.connections.push_back(std::move(c));
+      }
+    } else if (std::regex_search(m, g, channels)) {
+      info.coll_channels = to_int(g[1]);
+      info.collnet_channels = to_int(g[2]);
+      info.nvls_channels = to_int(g[3]);
+      info.p2p_channels = to_int(g[4]);
+      info.p2p_channels_per_peer = to_int(g[5]);
+    } else if (std::regex_search(m, g, version)) {
+      info.nccl_version = g[1].str();
+      info.nccl_version_full = g[1].str() + g[2].str();
+    } else if (std::regex_search(m, g, network)) {
+      info.network = g[1].str();
+    } else if (std::regex_match(m, g, env_line)) {
+      std::string value(trim(g[2].str()));
+      if (!value.empty() && value.back() == '.') value.pop_back();  // "NCCL_NVLS_ENABLE set by environment to 0."
+      info.environment[g[1].str()] = value;
+    } else if (std::regex_match(m, g, comm_config_line)) {
+      info.comm_config[g[1].str()] = std::string(trim(g[2].str()));
+    } else if (std::regex_search(m, g, pattern_line)) {
+      NcclGraph graph;
+      graph.pattern = to_int(g[1]);
+      graph.pattern_name = pattern_name(graph.pattern);
+      graph.channels = to_int(g[2]);
+      graph.bw_intra = std::strtod(g[3].str().c_str(), nullptr);
+      graph.bw_inter = std::strtod(g[4].str().c_str(), nullptr);
+      graph.type_intra = g[5].str();
+      graph.type_inter = g[6].str();
+      if (seen_graphs.emplace(graph.pattern, graph.channels, graph.type_intra, graph.type_inter).second) {
+        info.graphs.push_back(std::move(graph));
+      }
+    } else if (std::regex_search(m, g, comm_line)) {
+      info.nranks = to_int(g[1]);
+      info.nnodes = to_int(g[2]);
+    } else if (std::regex_match(m, g, gpu_path_head)) {
+      const std::string from = g[1].str();
+      const std::string rest = g[2].str();
+      for (std::sregex_iterator it(rest.begin(), rest.end(), path_entry), end; it != end; ++it) {
+        const std::string to = (*it)[1].str();
+        if (to.compare(0, 4, "GPU/") != 0 || to == from) continue;
+        if (!seen_paths.emplace(from, to).second) continue;
+        NcclGpuPath path;
+        path.from = from;
+        path.to = to;
+        path.hops = to_int((*it)[2]);
+        path.bandwidth = std::strtod((*it)[3].str().c_str(), nullptr);
+        path.type = (*it)[4].str();
+        info.gpu_paths.push_back(std::move(path));
+      }
+    } else if (std::regex_search(m, g, connected)) {
+      const std::string what = g[1].str();
+      const std::string algorithm = what == "all rings" ? "Ring" : what == "all trees" ? "Tree" : what == "NVLS" ? "NVLS" : "CollNet";
+      if (std::find(info.algorithms_connected.begin(), info.algorithms_connected.end(), algorithm) ==
+          info.algorithms_connected.end()) {
+        info.algorithms_connected.push_back(algorithm);
+      }
+    }
+  }
+
+  void handle_line(std::string_view line) {
+    static constexpr std::string_view kInfo = " NCCL INFO ";
+    static constexpr std::string_view kWarn = " NCCL WARN ";
+    if (const auto at = line.find(kInfo); at != std::string_view::npos) {
+      ++info.nccl_lines;
+      handle_info(std::string(trim(line.substr(at + kInfo.size()))));
+    } else if (const auto w = line.find(kWarn); w != std::string_view::npos) {
+      ++info.nccl_lines;
+      if (info.warnings.size() < 20) info.warnings.emplace_back(trim(line.substr(w + kWarn.size())));
+    }
+  }
+};
+
+}  // namespace
+
+std::string transport_label(const NcclConnection& c) {
+  if (c.transport.compare(0, 4, "P2P/") == 0) {
+    // Keep the read/CE suffixes: they change the data path (reads over NVLink, copy engines).
+    return c.detail.empty() ? c.transport : c.transport + "/" + c.detail;
+  }
+  if (c.transport == "SHM") return c.detail.find("CE") != std::string::npos ? "SHM/CE" : "SHM";
+  if (c.transport.compare(0, 4, "NET/") == 0) {
+    return c.detail.find("GDRDMA") != std::string::npos ? c.transport + "/GDRDMA" : c.transport;
+  }
+  return c.transport;
+}
+
+NcclRuntimeInfo parse_nccl_log(std::string_view text) {
+  Parser parser;
+  std::size_t start = 0;
+  while (start < text.size()) {
+    std::size_t end = text.find('\n', start);
+    if (end == std::string_view::npos) end = text.size();
+    // Very long lines are not NCCL's (its lines are < 4 KiB); skip them instead of feeding the regexes.
+    if (end - start < 16384) parser.handle_line(text.substr(start, end - start));
+    start = end + 1;
+  }
+  return std::move(parser.info);
+}
+
+std::vector<TransportCount> transport_summary(const NcclRuntimeInfo& info) {
+  std::vector<TransportCount> counts;
+  for (const auto& c : info.connections) {
+    const std::string label = transport_label(c);
+    auto it = std::find_if(counts.begin(), counts.end(), [&](const TransportCount& t) { return t.label == label; });
+    if (it == counts.end()) {
+      counts.push_back({label, 1});
+    } else {
+      ++it->connections;
+    }
+  }
+  std::stable_sort(counts.begin(), counts.end(),
+                   [](const TransportCount& a, const TransportCount& b) { return a.connections > b.connections; });
+  return counts;
+}
+
+std::optional<std::string> dominant_transport(const NcclRuntimeInfo& info) {
+  const auto summary = transport_summary(info);
+  if (!summary.empty()) return summary.front().label;
+  if (info.nranks && *info.nranks == 1) return std::string("none");
+  return std::nullopt;
+}
+
+std::optional<std::string> worst_path_type(const std::vector<std::string>& types) {
+  std::optional<std::string> worst;
+  for (const auto& type : types) {
+    if (path_rank(type) < 0) continue;
+    if (!worst || path_rank(type) > path_rank(*worst)) worst = type;
+  }
+  return worst;
+}
+
+std::optional<std::string> widest_gpu_path_type(const NcclRuntimeInfo& info) {
+  std::vector<std::string> types;
+  for (const auto& path : info.gpu_paths) types.push_back(path.type);
+  return worst_path_type(types);
+}
+
+nlohmann::json runtime_run_json(const NcclRuntimeInfo& info, const std::string& context,
+                                const std::map<std::string, std::string>& env) {
+  using nlohmann::json;
+  auto optional_int = [](const std::optional<int>& v) { return v ? json(*v) : json(nullptr); };
+  json run;
+  run["context"] = context;
+  run["env"] = env;
+  run["status"] = "recorded";
+  run["reason"] = nullptr;
+  run["nccl_version"] = info.nccl_version ? json(*info.nccl_version) : json(nullptr);
+  run["nccl_version_full"] = info.nccl_version_full ? json(*info.nccl_version_full) : json(nullptr);
+  run["network"] = info.network ? json(*info.network) : json(nullptr);
+  run["nranks"] = optional_int(info.nranks);
+  run["nnodes"] = optional_int(info.nnodes);
+  const auto dominant = dominant_transport(info);
+  run["transport"] = dominant ? json(*dominant) : json(nullptr);
+  json transports = json::array();
+  for (const auto& t : transport_summary(info)) transports.push_back({{"transport", t.label}, {"connections", t.connections}});
+  run["transports"] = transports;
+  json connections = json::array();
+  for (const auto& c : info.connections) {
+    connections.push_back({{"rank", c.rank},
+                           {"peer", c.peer},
+                           {"channel", c.channel},
+                           {"conn_index", c.conn_index < 0 ? json(nullptr) : json(c.conn_index)},
+                           {"side", c.side.empty() ? json(nullptr) : json(c.side)},
+                           {"transport", c.transport},
+                           {"detail", c.detail.empty() ? json(nullptr) : json(c.detail)},
+                           {"via", c.via}});
+  }
+  run["connections"] = connections;
+  run["channels"] = {{"coll", optional_int(info.coll_channels)},
+                     {"collnet", optional_int(info.collnet_channels)},
+                     {"nvls", optional_int(info.nvls_channels)},
+                     {"p2p", optional_int(info.p2p_channels)},
+                     {"p2p_per_peer", optional_int(info.p2p_channels_per_peer)}};
+  run["algorithms_connected"] = info.algorithms_connected;
+  // Algorithm and protocol per call are printed only with NCCL_DEBUG_SUBSYS=TUNING (one line per call, too
+  // much for a benchmark); what the environment forces is recorded here.
+  const auto algo = info.environment.find("NCCL_ALGO");
+  const auto proto = info.environment.find("NCCL_PROTO");
+  run["algorithm_env"] = algo != info.environment.end() ? json(algo->second) : json(nullptr);
+  run["protocol_env"] = proto != info.environment.end() ? json(proto->second) : json(nullptr);
+  json graphs = json::array();
+  for (const auto& g : info.graphs) {
+    graphs.push_back({{"pattern", g.pattern}, {"name", g.pattern_name}, {"channels", g.channels},
+                      {"bw_intra", g.bw_intra}, {"bw_inter", g.bw_inter}, {"type_intra", g.type_intra},
+                      {"type_inter", g.type_inter}});
+  }
+  run["graphs"] = graphs;
+  json paths = json::array();
+  for (const auto& p : info.gpu_paths) {
+    paths.push_back({{"from", p.from}, {"to", p.to}, {"type", p.type}, {"bw", p.bandwidth}, {"hops", p.hops}});
+  }
+  run["gpu_paths"] = paths;
+  run["nccl_environment"] = info.environment;
+  run["comm_config"] = info.comm_config;
+  run["warnings"] = info.warnings;
+  return run;
+}
+
+}  // namespace linkscope::runtime

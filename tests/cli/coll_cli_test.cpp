@@ -1,0 +1,211 @@
+// `linkscope coll`, `linkscope ladder` and the nccl-tests personality, end to end on a machine without a GPU:
+// bad input, missing NCCL, missing GPU, MPI bootstrap (dry run), exit codes and one-line errors.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "support/run_command.hpp"
+#include "support/temp_dir.hpp"
+
+namespace linkscope {
+namespace {
+
+using test::run_command;
+
+const std::string kBinary = LINKSCOPE_BINARY;
+const std::string kBinDir = std::filesystem::path(kBinary).parent_path().string();
+const char* kBogusNccl = "LINKSCOPE_NCCL_LIBRARY=/nonexistent/libnccl.so.2";
+
+bool gpu_present() { return std::filesystem::exists("/dev/nvidiactl"); }
+
+// One line on stderr, ending in a newline.
+void expect_one_line(const std::string& err) {
+  ASSERT_FALSE(err.empty());
+  EXPECT_EQ(err.find('\n'), err.size() - 1) << "expected one line: " << err;
+}
+
+TEST(CollCli, HelpNamesTheNcclTestsFlags) {
+  const auto r = run_command(kBinary, {"coll", "--help"});
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_NE(r.out.find("-b,--minbytes"), std::string::npos);
+  EXPECT_NE(r.out.find("--target-ci"), std::string::npos);
+  EXPECT_NE(r.out.find("nccl-tests flags accepted but not implemented"), std::string::npos);
+}
+
+TEST(CollCli, UnknownOpTypeAndReductionAreUsageErrors) {
+  auto r = run_command(kBinary, {"coll", "allreduse"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("unknown collective 'allreduse'"), std::string::npos) << r.err;
+  expect_one_line(r.err);
+  r = run_command(kBinary, {"coll", "-d", "float128"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("unknown data type 'float128'"), std::string::npos) << r.err;
+  expect_one_line(r.err);
+  r = run_command(kBinary, {"coll", "-o", "xor"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("unknown reduction 'xor'"), std::string::npos) << r.err;
+}
+
+TEST(CollCli, MinimumAboveMaximumIsAUsageError) {
+  const auto r = run_command(kBinary, {"coll", "-b", "1G", "-e", "1M"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("minimum size 1G (-b) is larger than maximum size 1M (-e)"), std::string::npos) << r.err;
+  expect_one_line(r.err);
+}
+
+TEST(CollCli, BadNumbersAndConflictingOptions) {
+  auto r = run_command(kBinary, {"coll", "-g", "0"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("-g 0"), std::string::npos) << r.err;
+  r = run_command(kBinary, {"coll", "--format", "nccl-tests", "--target-ci", "0.05"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("fixed iteration count"), std::string::npos) << r.err;
+  r = run_command(kBinary, {"coll", "--format", "xml"});
+  EXPECT_EQ(r.exit_code, 2);
+  r = run_command(kBinary, {"coll", "-b", "12Q"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("'12Q'"), std::string::npos) << r.err;
+}
+
+TEST(CollCli, MissingNcclIsADeviceErrorWithTheDlopenMessage) {
+  const auto r = run_command(kBinary, {"coll", "-b", "1M", "-e", "1M"}, {kBogusNccl});
+  EXPECT_EQ(r.exit_code, 3);
+  EXPECT_NE(r.err.find("NCCL library not found: dlopen(/nonexistent/libnccl.so.2) failed"), std::string::npos) << r.err;
+  expect_one_line(r.err);
+}
+
+TEST(CollCli, NoGpuIsADeviceErrorInOneLine) {
+  if (gpu_present()) GTEST_SKIP() << "this machine has a GPU";
+  test::TempDir tmp;
+  const auto r = run_command(kBinary, {"coll", "-b", "1M", "-e", "1M"}, {"TMPDIR=" + tmp.path()});
+  EXPECT_TRUE(std::filesystem::is_empty(tmp.path())) << "the NCCL log directory is removed";
+  if (r.err.find("NCCL library not found") != std::string::npos) GTEST_SKIP() << "no libnccl.so.2 on the loader path";
+  EXPECT_EQ(r.exit_code, 3);
+  EXPECT_NE(r.err.find("no usable CUDA GPU"), std::string::npos) << r.err;
+  expect_one_line(r.err);
+  EXPECT_TRUE(r.out.empty()) << r.out;
+}
+
+TEST(CollCli, DryRunShowsPlanNotesAndRounding) {
+  const auto r = run_command(kBinary, {"coll", "all_gather", "-b", "8", "-e", "64", "-g", "2", "-z", "1", "--dry-run"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("all_gather, 1 type(s), 1 reduction(s), 4 size(s) 8..64 B"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("processes: 1 (single process), 2 GPU(s) each, 2 rank(s)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("-z (blocking collectives) is not supported and ignored"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("all_gather: 16 bytes do not split into 2 ranks x a multiple of 16 bytes; measuring 0 bytes"),
+            std::string::npos)
+      << r.out;
+  EXPECT_EQ(r.out.find("32 bytes do not split"), std::string::npos) << "32 B splits into 2 x 16 B";
+  if (!gpu_present()) {
+    EXPECT_NE(r.out.find("cannot run here: -g 2 needs GPUs 0..1"), std::string::npos) << r.out;
+  }
+}
+
+TEST(CollCli, RuntimeLayerRespectsTheUsersNcclDebug) {
+  const auto r = run_command(kBinary, {"coll", "--dry-run"}, {"NCCL_DEBUG=WARN"});
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_NE(r.out.find("runtime layer: NCCL_DEBUG=WARN is set by the user; the runtime layer (NCCL's transports) is "
+                       "not recorded"),
+            std::string::npos)
+      << r.out;
+}
+
+TEST(CollCli, NcclTestsBinaryNamesBehaveAsNcclTests) {
+  const std::string all_reduce_perf = kBinDir + "/all_reduce_perf";
+  ASSERT_TRUE(std::filesystem::exists(all_reduce_perf)) << "the build links nccl-tests names next to linkscope";
+  auto r = run_command(all_reduce_perf, {"-b", "8", "-e", "4"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("minimum size 8 (-b) is larger than maximum size 4 (-e)"), std::string::npos) << r.err;
+  // -b8 and -r -1 spellings parse; nccl-tests' default sweep is one size, 32M.
+  r = run_command(kBinDir + "/broadcast_perf", {"-b8", "-e", "64", "-f", "2", "-r", "-1", "--dry-run"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("broadcast, 1 type(s), 1 reduction(s), 4 size(s) 8..64 B, out of place and in place"),
+            std::string::npos)
+      << r.out;
+  r = run_command(kBinDir + "/sendrecv_perf", {"--dry-run"});
+  EXPECT_NE(r.out.find("1 size(s) 33554432..33554432 B"), std::string::npos) << r.out;
+  r = run_command(kBinDir + "/sendrecv_perf", {"-b", "8", "-e", "3M", "--dry-run"});
+  EXPECT_NE(r.out.find("3 size(s) 8..2097160 B"), std::string::npos) << "additive 1M steps: " << r.out;
+  r = run_command(kBinDir + "/alltoall_perf", {"-g", "2"}, {kBogusNccl});
+  EXPECT_EQ(r.exit_code, 3);
+  EXPECT_NE(r.err.find("NCCL library not found"), std::string::npos) << r.err;
+  r = run_command(kBinDir + "/gather_perf", {"-h"});
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_NE(r.out.find("--minbytes"), std::string::npos);
+}
+
+// The MPI bootstrap without GPUs: every process starts MPI, finds its node-local rank, and rank 0 gathers
+// one line per process (mpirun --allow-run-as-root --oversubscribe is Open MPI's spelling).
+TEST(CollCli, MpiDryRunGathersEveryProcess) {
+  const auto version = run_command("mpirun", {"--version"});
+  if (version.exit_code != 0 || (version.out + version.err).find("Open MPI") == std::string::npos) {
+    GTEST_SKIP() << "needs Open MPI's mpirun";
+  }
+  const auto r = run_command("mpirun", {"--allow-run-as-root", "--oversubscribe", "-np", "2", kBinary, "coll", "sendrecv",
+                                        "--dry-run"});
+  if (r.err.find("built without MPI") != std::string::npos) {
+    EXPECT_EQ(r.exit_code, 2) << "a build without MPI refuses to run as N copies";
+    return;
+  }
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("processes: 2 (MPI, OMPI_COMM_WORLD_SIZE=2), 1 GPU(s) each, 2 rank(s)"), std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("process 0 on "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("process 1 on "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("local rank 1 of 2"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("options differ"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("linkscope coll dry run"), r.out.rfind("linkscope coll dry run")) << "only rank 0 prints";
+}
+
+TEST(CollCli, MpiRunWithoutGpusEndsTheWholeJob) {
+  if (gpu_present()) GTEST_SKIP() << "this machine has a GPU";
+  const auto version = run_command("mpirun", {"--version"});
+  if (version.exit_code != 0 || (version.out + version.err).find("Open MPI") == std::string::npos) {
+    GTEST_SKIP() << "needs Open MPI's mpirun";
+  }
+  test::TempDir tmp;
+  const auto r = run_command("mpirun", {"--allow-run-as-root", "--oversubscribe", "-np", "2", "-x", "TMPDIR", kBinary,
+                                        "coll", "-b", "1M", "-e", "1M"},
+                             {"TMPDIR=" + tmp.path()}, 60);
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_NE(r.exit_code, -9) << "must not hang";
+  EXPECT_NE(r.err.find("linkscope: error (rank "), std::string::npos) << r.err;
+  EXPECT_TRUE(std::filesystem::is_empty(tmp.path())) << "NCCL log directories are removed before MPI_Abort";
+}
+
+TEST(LadderCli, RefusesToRunUnderALauncherAndBadFormats) {
+  auto r = run_command(kBinary, {"ladder", "-g", "2"}, {"OMPI_COMM_WORLD_SIZE=2", "OMPI_COMM_WORLD_RANK=0"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("run `linkscope ladder` as one process"), std::string::npos) << r.err;
+  r = run_command(kBinary, {"ladder", "--format", "nccl-tests"});
+  EXPECT_EQ(r.exit_code, 2);
+  r = run_command(kBinary, {"ladder", "allreducex"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("unknown collective"), std::string::npos);
+  r = run_command(kBinary, {"ladder", "--system", "/nonexistent/run.json", "-g", "2"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("/nonexistent/run.json"), std::string::npos) << r.err;
+}
+
+TEST(LadderCli, WithoutGpusTheDefaultLayerFailsAndTheRestIsSkipped) {
+  if (gpu_present()) GTEST_SKIP() << "this machine has a GPU";
+  auto r = run_command(kBinary, {"ladder"});
+  EXPECT_EQ(r.exit_code, 3);
+  EXPECT_NE(r.err.find("no usable CUDA GPU"), std::string::npos) << r.err;
+  r = run_command(kBinary, {"ladder", "-g", "2", "-q", "--format", "json"});
+  EXPECT_EQ(r.exit_code, 3);
+  const auto doc = nlohmann::json::parse(r.out);
+  const auto& layers = doc.at("measurements").at("ladder").at("layers");
+  ASSERT_EQ(layers.size(), 6u);
+  EXPECT_EQ(layers[0].at("status"), "error");
+  EXPECT_NE(layers[0].at("reason").get<std::string>().find("no usable CUDA GPU"), std::string::npos);
+  EXPECT_EQ(layers[2].at("status"), "skipped");
+  EXPECT_TRUE(layers[0].at("busbw_gbps").is_null());
+  EXPECT_EQ(doc.at("errors").size(), 1u);
+}
+
+}  // namespace
+}  // namespace linkscope

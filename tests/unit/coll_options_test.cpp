@@ -1,0 +1,169 @@
+#include <gtest/gtest.h>
+
+#include "core/error.hpp"
+#include "plan/collective_options.hpp"
+
+namespace linkscope::coll {
+namespace {
+
+std::string usage_error(const CollOptions& o) {
+  try {
+    make_coll_plan(o);
+  } catch (const UsageError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(CollOptions, DefaultsSweepEightBytesToOneGiBAdaptively) {
+  const CollPlan plan = make_coll_plan(CollOptions{});
+  EXPECT_EQ(plan.op, CollectiveOp::kAllReduce);
+  ASSERT_EQ(plan.types.size(), 1u);
+  EXPECT_EQ(plan.types[0], DataType::kFloat);
+  EXPECT_EQ(plan.sizes.front(), 8u);
+  EXPECT_EQ(plan.sizes.back(), 1ULL << 30);
+  EXPECT_EQ(plan.sizes.size(), 28u);
+  EXPECT_FALSE(plan.fixed_iters.has_value());
+  EXPECT_EQ(plan.reduction, RankTimeReduction::kMaximum);
+  EXPECT_TRUE(plan.verify);
+  EXPECT_FALSE(plan.in_place);
+  EXPECT_TRUE(plan.notes.empty());
+}
+
+TEST(CollOptions, NcclTestsFormatImpliesFixedCountsAndBothPlacements) {
+  CollOptions o;
+  o.format = OutputFormat::kNcclTests;
+  CollPlan plan = make_coll_plan(o);
+  EXPECT_EQ(plan.fixed_iters, 20);
+  EXPECT_TRUE(plan.in_place);
+  o.iters = 50;
+  EXPECT_EQ(make_coll_plan(o).fixed_iters, 50);
+  o.iters.reset();
+  o.target_ci = 0.02;
+  EXPECT_NE(usage_error(o).find("--format nccl-tests"), std::string::npos);
+}
+
+TEST(CollOptions, AllTypesOpsAndRoots) {
+  CollOptions o;
+  o.op = "reduce";
+  o.datatype = "all";
+  o.redop = "all";
+  o.root = "all";
+  const CollPlan plan = make_coll_plan(o);
+  EXPECT_EQ(plan.types.size(), 12u);
+  EXPECT_EQ(plan.redops.size(), 6u);
+  EXPECT_TRUE(plan.all_roots);
+  EXPECT_EQ(roots_for(plan, 4), (std::vector<int>{0, 1, 2, 3}));
+  o.root = "-1";
+  EXPECT_TRUE(make_coll_plan(o).all_roots);
+}
+
+TEST(CollOptions, DataMovementIgnoresTheReduction) {
+  CollOptions o;
+  o.op = "all_gather";
+  o.redop = "prod";
+  EXPECT_EQ(make_coll_plan(o).redops, (std::vector<RedOp>{RedOp::kSum}));
+  o.op = "sendrecv";  // prints the reduction like nccl-tests
+  EXPECT_EQ(make_coll_plan(o).redops, (std::vector<RedOp>{RedOp::kProd}));
+}
+
+TEST(CollOptions, BadInputIsAOneLineUsageError) {
+  CollOptions o;
+  o.op = "allreducex";
+  EXPECT_NE(usage_error(o).find("unknown collective 'allreducex'"), std::string::npos);
+  o = CollOptions{};
+  o.datatype = "float128";
+  EXPECT_NE(usage_error(o).find("unknown data type 'float128'"), std::string::npos);
+  o = CollOptions{};
+  o.redop = "xor";
+  EXPECT_NE(usage_error(o).find("unknown reduction 'xor'"), std::string::npos);
+  o = CollOptions{};
+  o.min_bytes = "1G";
+  o.max_bytes = "1M";
+  EXPECT_NE(usage_error(o).find("larger than maximum"), std::string::npos);
+  o = CollOptions{};
+  o.min_bytes = "12Q";
+  EXPECT_NE(usage_error(o).find("invalid minimum size (-b) '12Q'"), std::string::npos);
+  o = CollOptions{};
+  o.gpus = 0;
+  EXPECT_NE(usage_error(o).find("-g 0"), std::string::npos);
+  o = CollOptions{};
+  o.average = 7;
+  EXPECT_NE(usage_error(o).find("-a 7"), std::string::npos);
+  o = CollOptions{};
+  o.root = "x";
+  EXPECT_NE(usage_error(o).find("invalid root 'x'"), std::string::npos);
+  o = CollOptions{};
+  o.cycles = 0;
+  EXPECT_NE(usage_error(o).find("-N 0"), std::string::npos);
+  o = CollOptions{};
+  o.iters = 10;
+  o.max_time_s = 1;
+  EXPECT_NE(usage_error(o).find("-n fixes"), std::string::npos);
+  o = CollOptions{};
+  o.target_ci = 2;
+  EXPECT_NE(usage_error(o).find("--target-ci 2"), std::string::npos);
+  o = CollOptions{};
+  o.timeout_s = -1;
+  EXPECT_NE(usage_error(o).find("--timeout"), std::string::npos);
+}
+
+TEST(CollOptions, RootOutsideTheRanks) {
+  CollOptions o;
+  o.op = "broadcast";
+  o.root = "5";
+  const CollPlan plan = make_coll_plan(o);
+  try {
+    roots_for(plan, 2);
+    FAIL();
+  } catch (const UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find("root 5"), std::string::npos);
+  }
+  EXPECT_EQ(roots_for(make_coll_plan(CollOptions{}), 8), (std::vector<int>{0}));  // unrooted
+}
+
+TEST(CollOptions, UnsupportedCompatibilityFlagsAreNamed) {
+  CollOptions o;
+  o.blocking = 1;
+  o.json_file = "out.json";
+  o.threads = 2;
+  o.gpus = 2;
+  o.check = 3;
+  const CollPlan plan = make_coll_plan(o);
+  EXPECT_EQ(plan.gpus_per_process, 4);
+  std::string all;
+  for (const auto& n : plan.notes) all += n + "\n";
+  EXPECT_NE(all.find("-z (blocking"), std::string::npos) << all;
+  EXPECT_NE(all.find("-J (nccl-tests JSON)"), std::string::npos) << all;
+  EXPECT_NE(all.find("-t 2 -g 2"), std::string::npos) << all;
+  EXPECT_NE(all.find("-c 3"), std::string::npos) << all;
+}
+
+TEST(CollOptions, MemoryCapFollowsNcclTestsReserve) {
+  constexpr std::uint64_t kGiB = 1ULL << 30;
+  // 141 GiB H200: reserve 4 GiB + 1 GiB, two buffers.
+  EXPECT_EQ(max_buffer_bytes_for_memory(141 * kGiB), (141 - 4 - 1) * kGiB / 2);
+  // 16 GiB: reserve 1 GiB + 1 GiB.
+  EXPECT_EQ(max_buffer_bytes_for_memory(16 * kGiB), 7 * kGiB);
+  EXPECT_EQ(max_buffer_bytes_for_memory(kGiB), 0u);
+}
+
+TEST(CollOptions, LocalDevicesFollowLocalRankOrBinding) {
+  EXPECT_EQ(select_local_devices(2, 2, 0, std::nullopt), (std::vector<int>{0, 1}));
+  EXPECT_EQ(select_local_devices(8, 1, 3, std::nullopt), (std::vector<int>{3}));
+  EXPECT_EQ(select_local_devices(8, 2, 1, std::nullopt), (std::vector<int>{2, 3}));
+  // srun --gpus-per-task: every task sees exactly its own GPU as device 0.
+  EXPECT_EQ(select_local_devices(1, 1, 5, std::nullopt), (std::vector<int>{0}));
+  EXPECT_EQ(select_local_devices(8, 2, 0, 4), (std::vector<int>{4, 5}));
+  try {
+    select_local_devices(2, 4, 0, std::nullopt);
+    FAIL();
+  } catch (const UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find("-g 4 needs GPUs 0..3"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("only 2 GPU(s) are visible"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(select_local_devices(4, 2, 0, 3), UsageError);
+}
+
+}  // namespace
+}  // namespace linkscope::coll
