@@ -4,6 +4,7 @@
 #include <cuda_runtime.h>
 #include <nccl.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -357,11 +358,16 @@ int run_coll(CollState& state) {
   state.options.format = parse_format(state.format);
   Setup setup;
   setup.format = state.options.format;
+  setup.env = Environment::from_process();
+  const auto launch = runtime::detect_launch(setup.env);
+  // linkscope's own default drives every visible GPU from one process; nccl-tests' names and MPI ranks
+  // keep nccl-tests' one GPU per process.
+  if (!given(state, "-g") && !state.as_nccl_tests && !launch.parallel()) {
+    state.options.gpus = std::max(1, platform::cuda_device_count_or_zero());
+  }
   setup.plan = coll::make_coll_plan(state.options);
 
   // Before anything touches NCCL: the launcher check, the debug-log capture, MPI.
-  setup.env = Environment::from_process();
-  const auto launch = runtime::detect_launch(setup.env);
   runtime::refuse_parallel_launch_without_mpi(launch, platform::mpi_built_in());
   setup.capture = std::make_unique<runtime::NcclDebugCapture>(setup.env);
   setup.capture->apply();
@@ -600,7 +606,8 @@ Command add_coll_command(CLI::App& parent, const std::vector<std::string>& argv)
   app->add_option("-i,--stepbytes", o.step_bytes, "additive step when -f is 1")->capture_default_str();
   app->add_option("-f,--stepfactor", o.step_factor, "multiplicative step")->capture_default_str();
   app->add_option("-t,--nthreads", o.threads, "threads per process (run as -g t*g from one thread)")->capture_default_str();
-  app->add_option("-g,--ngpus", o.gpus, "GPUs (ranks) driven by this process")->capture_default_str();
+  app->add_option("-g,--ngpus", o.gpus,
+                  "GPUs (ranks) driven by this process (default: all visible; 1 per process under MPI and as *_perf)");
   app->add_option("-w,--warmup_iters", o.warmup_iters, "untimed operations before each size")->capture_default_str();
   app->add_option("-n,--iters", o.iters, "fixed number of timed iterations (default: adaptive)");
   app->add_option("-m,--agg_iters", o.agg_iters, "operations per iteration, in one NCCL group")->capture_default_str();

@@ -339,7 +339,8 @@ CollectiveBenchmark::CollectiveBenchmark(NcclCommunicators& comms, ProcessGroup&
     LINKSCOPE_CUDA_CHECK(cudaMemsetAsync(impl_->recv.back().get(), 0, buffer_bytes, comms.stream(i)));
     impl_->wrong.push_back(std::make_unique<WrongCounter>(device));
     std::vector<std::unique_ptr<platform::Event>> events;
-    for (int e = 0; e <= kMaxBatchIterations + 1; ++e)  // + a leading iteration events.push_back(std::make_unique<platform::Event>(device));
+    // One event per iteration boundary, plus one for a leading (discarded) iteration.
+    for (int e = 0; e <= kMaxBatchIterations + 1; ++e) events.push_back(std::make_unique<platform::Event>(device));
     impl_->events.push_back(std::move(events));
   }
   for (std::size_t i = 0; i < comms.local_count(); ++i) LINKSCOPE_CUDA_CHECK(cudaStreamSynchronize(comms.stream(i)));

@@ -1,0 +1,116 @@
+#include "topo_expected_output.hpp"
+
+#include <algorithm>
+#include <filesystem>
+#include <regex>
+#include <sstream>
+
+#include "support/run_command.hpp"
+
+namespace linkscope::test {
+
+namespace {
+
+std::string strip_prefix(const std::string& line) {
+  static const std::string kMarker = " NCCL INFO ";
+  const auto at = line.find(kMarker);
+  return at == std::string::npos ? line : line.substr(at + kMarker.size());
+}
+
+bool is_path_line(const std::string& line) {
+  static const std::regex kPathLine(R"(^(GPU|NET)/[0-9a-f]+-[0-9a-f]+ :.*)");
+  return std::regex_match(line, kPathLine);
+}
+
+}  // namespace
+
+ExpectedOutput parse_expected_output(const std::string& text) {
+  static const std::regex kP2p(
+      R"(HARNESS: P2P rank (\d+) -> rank (\d+) : path (\w+) count (\d+) bw ([0-9.]+) : p2p (\d) read (\d) )"
+      R"(intermediateRank (-?\d+).*)");
+  static const std::regex kGdr(
+      R"(HARNESS: GDR rank (\d+) -> (\S+) \(dev \d+\) : path (\w+) count (\d+) bw ([0-9.]+) : )"
+      R"(gdr\(write\) (\w+) gdr\(read\) (\w+))");
+  ExpectedOutput out;
+  enum { kBefore, kBlock, kPaths, kAfter } state = kBefore;
+  std::istringstream in(text);
+  std::string raw;
+  while (std::getline(in, raw)) {
+    std::smatch m;
+    if (raw.rfind("HARNESS:", 0) == 0) {
+      if (std::regex_match(raw, m, kP2p)) {
+        out.p2p.push_back({std::stoi(m[1]), std::stoi(m[2]), m[3], std::stoi(m[4]), m[5], std::stoi(m[6]),
+                           std::stoi(m[7]), std::stoi(m[8])});
+      } else if (std::regex_match(raw, m, kGdr)) {
+        out.gdr.push_back({std::stoi(m[1]), m[2], m[3], std::stoi(m[4]), m[5], m[6], m[7]});
+      }
+      if (state == kPaths) state = kAfter;
+      continue;
+    }
+    const std::string line = strip_prefix(raw);
+    switch (state) {
+      case kBefore:
+        if (line.rfind("=== System", 0) == 0) {
+          state = kBlock;
+          out.system_block.push_back(line);
+        } else {
+          out.before_block.push_back(line);
+        }
+        break;
+      case kBlock:
+        out.system_block.push_back(line);
+        if (line == std::string(42, '=')) state = kPaths;
+        break;
+      case kPaths:
+        if (is_path_line(line)) {
+          out.path_lines.push_back(line);
+        } else {
+          state = kAfter;
+        }
+        break;
+      case kAfter: break;
+    }
+  }
+  return out;
+}
+
+std::vector<TopoGoldenCase> discover_topo_golden_cases() {
+  namespace fs = std::filesystem;
+  std::vector<TopoGoldenCase> cases;
+  for (const std::string& dir : {std::string("topo"), std::string("topo-variants")}) {
+    const fs::path expected_dir = fixture(dir + "/expected-nccl-2.28.9");
+    if (!fs::is_directory(expected_dir)) continue;
+    for (const auto& entry : fs::directory_iterator(expected_dir)) {
+      if (entry.path().extension() != ".txt") continue;
+      TopoGoldenCase golden;
+      golden.name = entry.path().stem().string();
+      golden.expected_path = entry.path().string();
+      std::string base = golden.name;
+      const auto split = base.find("__");
+      if (split != std::string::npos) {
+        std::string rest = base.substr(split + 2);
+        base = base.substr(0, split);
+        while (!rest.empty()) {
+          const auto next = rest.find("__");
+          const std::string part = rest.substr(0, next);
+          const auto dash = part.find('-');
+          golden.env[part.substr(0, dash)] = dash == std::string::npos ? "" : part.substr(dash + 1);
+          rest = next == std::string::npos ? "" : rest.substr(next + 2);
+        }
+      }
+      golden.xml_name = base + ".xml";
+      for (const std::string& xml_dir : {dir, std::string("topo")}) {
+        const std::string candidate = fixture(xml_dir + "/" + golden.xml_name);
+        if (fs::exists(candidate)) {
+          golden.xml_path = candidate;
+          break;
+        }
+      }
+      cases.push_back(std::move(golden));
+    }
+  }
+  std::sort(cases.begin(), cases.end(), [](const auto& a, const auto& b) { return a.name < b.name; });
+  return cases;
+}
+
+}  // namespace linkscope::test
