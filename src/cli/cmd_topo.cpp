@@ -10,8 +10,6 @@
 #include "core/environment.hpp"
 #include "core/error.hpp"
 #include "core/run.hpp"
-#include "topo/nccl_log_printer.hpp"
-#include "topo/smi_matrix.hpp"
 #include "topo/topology_model.hpp"
 
 namespace linkscope::cli {
@@ -50,16 +48,7 @@ int run_topo_offline(const TopoOptions& options, const std::vector<std::string>&
   return 0;
 }
 
-// The live mode's view of a model: one load gives path lines, JSON, NCCL's log and the nvidia-smi-style view.
-ModelSummary summarize_topology(const std::string& xml, const std::string& source_name, const Environment& env) {
-  const topo::TopologyModel model = topo::load_topology_string(xml, source_name, env);
-  ModelSummary summary;
-  summary.path_lines = topo::nccl_path_lines(model);
-  summary.json = topo::model_to_json(model);
-  summary.nccl_log = topo::render_nccl_log(model);
-  summary.relation_matrix = topo::render_relation_matrix(topo::relation_matrix(model));
-  return summary;
-}
+namespace {
 
 int run_topo_live_mode(const TopoOptions& options, const std::vector<std::string>& argv) {
   TopoLiveOptions live;
@@ -68,10 +57,8 @@ int run_topo_live_mode(const TopoOptions& options, const std::vector<std::string
   live.ask_nccl = !options.no_nccl;
   live.dump_xml = options.dump_xml;
   live.env_assignments = options.env_assignments;
-  return run_topo_live(live, &summarize_topology, argv);
+  return run_topo_live(live, argv);
 }
-
-namespace {
 
 Command add_topo_command(CLI::App& parent, const std::vector<std::string>& argv) {
   auto options = std::make_shared<TopoOptions>();

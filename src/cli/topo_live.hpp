@@ -1,11 +1,6 @@
 #pragma once
-#include <functional>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
-
-#include "core/environment.hpp"
 
 namespace linkscope::cli {
 
@@ -19,19 +14,10 @@ struct TopoLiveOptions {
   double nccl_timeout_seconds = 120;
 };
 
-// What the live mode needs from the topology model (src/topo) for one XML, in one load.
-struct ModelSummary {
-  std::vector<std::string> path_lines;  // NCCL's printed path lines
-  nlohmann::json json;                  // the Run's `model` section
-  std::string nccl_log;                 // NCCL's GRAPH output for the XML
-  std::string relation_matrix;          // the model in nvidia-smi terms (GPUn = rank), for next to NVML's matrix
-};
-using TopologyModelFunction =
-    std::function<ModelSummary(const std::string& xml, const std::string& source_name, const Environment& env)>;
-
-// Discovers the machine, models the synthesized XML with `model`, compares with NCCL's own topology, prints
-// the chosen format to stdout and returns the exit code. Throws DeviceError (exit 3) after printing when the
-// NVIDIA driver or the CUDA runtime is unavailable, so the sysfs facts are still shown.
-int run_topo_live(const TopoLiveOptions& options, const TopologyModelFunction& model, const std::vector<std::string>& argv);
+// Discovers the machine (NVML from LINKSCOPE_NVML_LIBRARY or libnvidia-ml.so.1, the CUDA runtime, sysfs),
+// models the synthesized XML, compares with NCCL's own topology and prints the chosen format. Throws
+// DeviceError (exit 3) after printing when the NVIDIA driver or the CUDA runtime is unavailable, so the
+// sysfs facts are still shown.
+int run_topo_live(const TopoLiveOptions& options, const std::vector<std::string>& argv);
 
 }  // namespace linkscope::cli

@@ -477,7 +477,8 @@ std::string render_sysfs_only_text(const SystemFacts& facts) {
   return out;
 }
 
-std::string render_topo_live_text(const SystemFacts& facts, const TopoLiveModelView& model) {
+std::string render_topo_live_text(const discover::LiveDiscovery& live, const discover::LiveModelCheck& check) {
+  const SystemFacts& facts = live.facts;
   std::string out = fmt::format(
       "linkscope topo: driver {} (CUDA {}), CUDA runtime {}: {} GPU(s) in NVML, {} visible to CUDA\n",
       facts.driver.version.value_or("?"), version_text(facts.driver.cuda_driver_version), version_text(facts.cuda.runtime_version),
@@ -503,25 +504,28 @@ std::string render_topo_live_text(const SystemFacts& facts, const TopoLiveModelV
   out += "\nNetwork devices:\n" + nic_lines(facts);
 
   out += "\nNCCL model of the synthesized topology (linkscope's NCCL 2.28.9 model; --dump-xml writes the XML):\n";
-  if (!model.model_reason.empty()) {
-    out += "  unavailable: " + model.model_reason + "\n";
+  if (!check.ours) {
+    out += "  unavailable: " + check.reason + "\n";
   } else {
-    for (const auto& line : model.model_path_lines) out += "  " + line + "\n";
-    if (!model.model_relation_matrix.empty()) {
+    for (const auto& line : check.ours->path_lines) out += "  " + line + "\n";
+    if (!check.ours->relation_matrix.empty()) {
       out += "\nThe model in nvidia-smi terms (GPUn = NCCL rank = CUDA ordinal; NCCL cannot tell NODE from PHB):\n";
-      out += model.model_relation_matrix;
+      out += check.ours->relation_matrix;
     }
   }
-  for (const auto& note : model.synthesis_notes) out += "  note: " + note + "\n";
-  if (model.nccl == nullptr) {
+  for (const auto& note : check.notes) out += "  note: " + note + "\n";
+  const discover::NcclProbeResult* nccl = live.nccl ? &*live.nccl : nullptr;
+  if (nccl == nullptr) {
     out += "\nNCCL's own topology: not asked (--no-nccl)\n";
-  } else if (model.nccl->status != "ok") {
-    out += fmt::format("\nNCCL's own topology: {}: {}\n", model.nccl->status, model.nccl->reason);
+  } else if (nccl->status != "ok") {
+    out += fmt::format("\nNCCL's own topology: {}: {}\n", nccl->status, nccl->reason);
   } else {
-    out += fmt::format("\nNCCL {} built its own topology over {} GPU(s) (ncclCommInitAll {:.2f} s):\n", model.nccl->nccl_version,
-                       model.nccl->device_count, model.nccl->init_seconds);
-    if (model.versus_nccl_dump) out += comparison_text(*model.versus_nccl_dump, "synthesized XML vs NCCL's dump (both through linkscope's model)");
-    if (model.versus_nccl_log) out += comparison_text(*model.versus_nccl_log, "linkscope's paths vs the paths NCCL printed");
+    out += fmt::format("\nNCCL {} built its own topology over {} GPU(s) (ncclCommInitAll {:.2f} s):\n", nccl->nccl_version,
+                       nccl->device_count, nccl->init_seconds);
+    if (check.versus_nccl_dump) {
+      out += comparison_text(*check.versus_nccl_dump, "synthesized XML vs NCCL's dump (both through linkscope's model)");
+    }
+    if (check.versus_nccl_log) out += comparison_text(*check.versus_nccl_log, "linkscope's paths vs the paths NCCL printed");
   }
   for (const auto& error : facts.errors) out += "error: " + error + "\n";
   for (const auto& warning : facts.host.warnings) out += "warning: " + warning + "\n";

@@ -32,7 +32,9 @@ TEST(DiscoverTopoText, MatrixIgnoresCudaVisibleDevicesAsNvidiaSmiDoes) {
   ASSERT_TRUE(snapshot.ok()) << snapshot.error();
   const SystemFacts facts = h200x2(snapshot.root(), {1}, Environment::from_map({{"CUDA_VISIBLE_DEVICES", "1"}}));
   EXPECT_EQ(render_smi_matrix(facts), without_ansi(test::read_text(test::fixture("h200x2/nvidia-smi-topo-m.txt"))));
-  const std::string text = render_topo_live_text(facts, {});
+  LiveDiscovery live;
+  live.facts = facts;
+  const std::string text = render_topo_live_text(live, LiveModelCheck{});
   EXPECT_NE(text.find("2 GPU(s) in NVML, 1 visible to CUDA"), std::string::npos) << text;
   EXPECT_NE(text.find("NVML GPU 0 (0000:00:06.0, GPU-db0b843c-9616-d6f1-74d8-de3fe79dca28) is not visible to CUDA: "
                       "CUDA_VISIBLE_DEVICES=1 does not select it"),
@@ -53,15 +55,17 @@ TEST(DiscoverTopoText, LiveTextShowsGpusNvlinksAndTheNcclComparison) {
   test::H200x2Snapshot snapshot;
   ASSERT_TRUE(snapshot.ok()) << snapshot.error();
   const SystemFacts facts = h200x2(snapshot.root(), {0, 1}, Environment::from_map({}));
-  NcclProbeResult nccl;
-  nccl.status = "ok";
-  nccl.nccl_version = "2.28.3";
-  nccl.device_count = 2;
-  TopoLiveModelView model;
-  model.model_path_lines = {"GPU/0-60 :GPU/0-60 (0/5000.0/LOC) NET/0-0 (3/1.2/PHB) "};
-  model.nccl = &nccl;
-  model.versus_nccl_log = compare_path_lines(model.model_path_lines, {"GPU/0-60 :GPU/0-60 (0/5000.0/LOC) "}, "2.28.3");
-  const std::string text = render_topo_live_text(facts, model);
+  LiveDiscovery live;
+  live.facts = facts;
+  live.nccl = NcclProbeResult{};
+  live.nccl->status = "ok";
+  live.nccl->nccl_version = "2.28.3";
+  live.nccl->device_count = 2;
+  LiveModelCheck check;
+  check.ours = ModelSummary{};
+  check.ours->path_lines = {"GPU/0-60 :GPU/0-60 (0/5000.0/LOC) NET/0-0 (3/1.2/PHB) "};
+  check.versus_nccl_log = compare_path_lines(check.ours->path_lines, {"GPU/0-60 :GPU/0-60 (0/5000.0/LOC) "}, "2.28.3");
+  const std::string text = render_topo_live_text(live, check);
   EXPECT_NE(text.find("driver 580.159.04 (CUDA 13.0)"), std::string::npos) << text;
   EXPECT_NE(text.find("GPU0\t X \tNV18"), std::string::npos) << text;
   EXPECT_NE(text.find("0000:00:07.0  NVIDIA H200  GPU-005980e6-efd3-0254-f791-a39d369f7e24  90  140.4 GiB"), std::string::npos) << text;
