@@ -28,7 +28,6 @@ class StreamSignals {
   // True when a wait timed out since the last reset_expired().
   bool expired() const;
   void reset_expired();
-  std::size_t slots() const { return slots_; }
 
  private:
   platform::PinnedHostBuffer flags_;  // [0, slots): flags; [slots]: expired counter

@@ -306,6 +306,10 @@ class P2pRun {
     l.method = "sm_pointer_chase";
     l.bytes = spec.footprint_bytes;
     l.chase = spec.label();
+    if (!spec.leaves_l1()) {
+      l.reason = fmt::format("{} loads over a {} lap can hit the reader's L1: not a link round trip",
+                             plan::to_string(spec.load), format_size(spec.footprint_bytes));
+    }
     const auto peer_access = access(pair.dst, pair.src);
     if (!peer_access.possible) {
       l.status = PointStatus::kNa;

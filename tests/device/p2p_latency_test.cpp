@@ -103,6 +103,8 @@ TEST(P2pLatency, ChaseVariantsRunAndCaLoadsHitL1WhenTheLapFits) {
     ASSERT_TRUE(l.latency_ns.has_value());
     EXPECT_GT(l.latency_ns->min, 0.0) << l.chase;
     if (l.method == "sm_pointer_chase") ns[{l.chase, l.src}] = l.latency_ns->median;
+    const bool may_hit_l1 = l.chase.find("cg") == std::string::npos && l.bytes < (1 << 20);
+    EXPECT_EQ(!l.reason.empty(), may_hit_l1 && l.method == "sm_pointer_chase") << l.chase << ": " << l.reason;
   }
   EXPECT_LT(ns.at({"stride ca 64K", 0}), 0.7 * ns.at({"stride cg 64K", 0})) << "local: ca over 64 KiB should hit L1";
   EXPECT_LT(ns.at({"random ca 64K", 0}), 0.7 * ns.at({"random cg 64K", 0}));
