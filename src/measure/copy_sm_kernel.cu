@@ -98,8 +98,9 @@ __device__ __forceinline__ void copy_vectors(const uint4* __restrict__ src, uint
 }
 
 // Vector i goes to thread i mod T of the tile it falls in (T = all threads of the grid), so each warp touches
-// 512 contiguous bytes per load and every thread has kUnroll loads in flight before its first store. The
-// asm volatile loads and stores keep every pass of the `repeats` loop.
+// 512 contiguous bytes per load and every thread issues kUnroll loads before its first store (ptxas may still sink
+// non-coherent loads towards their stores: on sm_90 every vec_nc* unroll compiles to 32 registers). The asm
+// volatile loads and stores keep every pass of the `repeats` loop.
 template <int kUnroll, int kLoad>
 __global__ void vec_copy_kernel(const uint4* __restrict__ src, uint4* __restrict__ dst, std::uint64_t vectors,
                                 const unsigned char* src_tail, unsigned char* dst_tail, unsigned tail_bytes,
