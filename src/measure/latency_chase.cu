@@ -26,7 +26,10 @@ __device__ __forceinline__ std::uint64_t load_link(std::uint64_t address) {
 }
 
 template <plan::ChaseLoad kLoad>
-__global__ void pointer_chase_kernel(std::uint64_t* cursor, std::uint64_t steps) {
+__global__ void pointer_chase_kernel(std::uint64_t* cursor, std::uint64_t steps, unsigned target_block) {
+  // One block of the grid chases; the others leave at once. The grid spans the SMs, so target_block picks the SM
+  // (in practice block i starts on its own SM), as nvbandwidth does: latency depends on where the load is issued.
+  if (blockIdx.x != target_block) return;
   std::uint64_t p = *cursor;
   for (std::uint64_t i = 0; i < steps; ++i) p = load_link<kLoad>(p);
   *cursor = p;
@@ -71,12 +74,18 @@ void write_chase_chain(void* chain, const std::vector<std::uint64_t>& links, cud
   LINKSCOPE_CUDA_CHECK(cudaStreamSynchronize(stream));  // before `staging` is freed
 }
 
-void launch_pointer_chase(std::uint64_t* cursor, std::uint64_t steps, plan::ChaseLoad load, cudaStream_t stream) {
+void launch_pointer_chase(std::uint64_t* cursor, std::uint64_t steps, plan::ChaseLoad load, cudaStream_t stream,
+                          unsigned grid_blocks, unsigned target_block) {
+  const dim3 grid(std::max(grid_blocks, target_block + 1));
   switch (load) {
-    case plan::ChaseLoad::kCg: pointer_chase_kernel<plan::ChaseLoad::kCg><<<1, 1, 0, stream>>>(cursor, steps); break;
-    case plan::ChaseLoad::kCa: pointer_chase_kernel<plan::ChaseLoad::kCa><<<1, 1, 0, stream>>>(cursor, steps); break;
+    case plan::ChaseLoad::kCg:
+      pointer_chase_kernel<plan::ChaseLoad::kCg><<<grid, 1, 0, stream>>>(cursor, steps, target_block);
+      break;
+    case plan::ChaseLoad::kCa:
+      pointer_chase_kernel<plan::ChaseLoad::kCa><<<grid, 1, 0, stream>>>(cursor, steps, target_block);
+      break;
     case plan::ChaseLoad::kPlain:
-      pointer_chase_kernel<plan::ChaseLoad::kPlain><<<1, 1, 0, stream>>>(cursor, steps);
+      pointer_chase_kernel<plan::ChaseLoad::kPlain><<<grid, 1, 0, stream>>>(cursor, steps, target_block);
       break;
   }
   LINKSCOPE_CUDA_CHECK(cudaGetLastError());

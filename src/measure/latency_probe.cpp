@@ -31,13 +31,24 @@ Summary sample_pointer_chase(int reader, const void* chain, const plan::ChaseSpe
   const std::uint64_t lap = spec.footprint_bytes / plan::kChaseNodeBytes;
   launch_pointer_chase(cursor_word, std::min(lap, kChaseMaxWarmupSteps), spec.load, stream.get());
   stream.synchronize();
-  AdaptiveSampler sampler(policy);
+  // Samples visit the reader's SMs in turn (a lap of SMs before the precision rule may stop), so the summary is
+  // the distribution over issuing SMs: the median is typical, min/max show the placement spread, and the mean is
+  // nvbandwidth's device_to_device_latency_sm (which averages one chase per SM).
+  int sm_count = 1;
+  LINKSCOPE_CUDA_CHECK(cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, reader));
+  SamplingPolicy per_sm = policy;
+  per_sm.min_samples = std::max<std::size_t>(policy.min_samples, static_cast<std::size_t>(sm_count));
+  per_sm.max_samples = std::max(per_sm.max_samples, per_sm.min_samples);
+  AdaptiveSampler sampler(per_sm);
+  unsigned next_sm = 0;
   while (!sampler.done()) {
     const auto began = std::chrono::steady_clock::now();
     gate.reset();
     gate.hold(reader, stream.get());
     start.record(stream.get());
-    launch_pointer_chase(cursor_word, kChaseStepsPerSample, spec.load, stream.get());
+    launch_pointer_chase(cursor_word, kChaseStepsPerSample, spec.load, stream.get(), static_cast<unsigned>(sm_count),
+                         next_sm);
+    next_sm = (next_sm + 1) % static_cast<unsigned>(sm_count);
     stop.record(stream.get());
     gate.release();
     stream.synchronize();

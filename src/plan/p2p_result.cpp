@@ -26,7 +26,7 @@ std::string reason_from(const nlohmann::json& item) {
 
 }  // namespace
 
-Stat3 stat3_of(const Summary& summary) { return {summary.median, summary.min, summary.max}; }
+Stat3 stat3_of(const Summary& summary) { return {summary.median, summary.min, summary.max, summary.mean}; }
 
 std::string to_string(PointStatus status) {
   switch (status) {
@@ -117,12 +117,13 @@ bool any_status(const P2pResults& results, PointStatus status) {
 
 nlohmann::json stat3_json(const std::optional<Stat3>& stat) {
   if (!stat) return nullptr;
-  return {{"median", stat->median}, {"min", stat->min}, {"max", stat->max}};
+  return {{"median", stat->median}, {"min", stat->min}, {"max", stat->max}, {"mean", stat->mean}};
 }
 
 std::optional<Stat3> stat3_from_json(const nlohmann::json& value) {
   if (!value.is_object()) return std::nullopt;
-  return Stat3{value.value("median", 0.0), value.value("min", 0.0), value.value("max", 0.0)};
+  const double median = value.value("median", 0.0);
+  return Stat3{median, value.value("min", 0.0), value.value("max", 0.0), value.value("mean", median)};
 }
 
 nlohmann::json to_json(const P2pResults& results) {

@@ -12,8 +12,9 @@
 namespace linkscope::plan {
 
 // Median, min and max of one quantity over the samples of a point.
+// Median, min and max over samples, plus the mean (for latency the mean over issuing SMs is nvbandwidth's figure).
 struct Stat3 {
-  double median = 0, min = 0, max = 0;
+  double median = 0, min = 0, max = 0, mean = 0;
 };
 Stat3 stat3_of(const Summary& summary);
 

@@ -270,8 +270,9 @@ void latency(std::string& out, const plan::P2pResults& results) {
     }
   }
   out += fmt::format("\nLatency (ns, median [min-max]): sm_pointer_chase = a kernel on dst loading from src's memory, one\n"
-                     "dependent 8-byte load at a time, one per 128-byte line ({}); ce_small_copy = back-to-back\n"
-                     "16-byte copies\n",
+                     "dependent 8-byte load at a time, one per 128-byte line ({}), each sample issued from the\n"
+                     "next SM in turn (min-max = the spread over SMs; the JSON's mean over SMs is nvbandwidth's\n"
+                     "device_to_device_latency_sm); ce_small_copy = back-to-back 16-byte copies\n",
                      chain);
   // With several chase variants they get a table of their own below and this one keeps the small copies.
   const auto row = [&](const std::string& pair, const std::string& chase_cell, const std::string& ce_cell) {
