@@ -133,6 +133,9 @@ verdict("SM read 512M, worst pair (GB/s)", worst(sm), 1.05 * ref["sm_read"], "hi
         " ".join(f"{s}>{d} {p['bandwidth_gbps']['median']:.1f} [{p['sm_kernel']}]" for (s, d), p in sorted(sm.items())))
 totals = [p["total_gbps"]["median"] for p in medians(bidir, "ce", 512 << 20, "bidir").values() if p.get("total_gbps")]
 verdict("CE bidirectional 512M total, worst pair (GB/s)", min(totals) if totals else None, ref["ce_bidir_total"], "higher")
+sums = [p["sum_gbps"]["median"] for p in medians(bidir, "ce", 512 << 20, "bidir").values() if p.get("sum_gbps")]
+if sums:  # nvbandwidth's definition (sum of the directions' own rates), to compare side by side
+    print(f"  CE bidirectional 512M sum of the directions, worst pair (nvbandwidth's total): {min(sums):.1f} GB/s")
 lat = [l for l in (load("latency") or {"measurements": {"p2p": {"latency": []}}})["measurements"]["p2p"]["latency"]
        if l["method"] == "sm_pointer_chase" and l["status"] == "ok" and l["src"] != l["dst"]]
 verdict("SM pointer-chase latency, worst pair (ns)", max((l["latency_ns"]["median"] for l in lat), default=None),

@@ -31,6 +31,7 @@ struct P2pOptions {
   std::string measure = "copy,latency,host";
   std::string host_size;
   plan::CopyCommandOptions common;
+  plan::P2pTuningOptions tuning;
 };
 
 std::vector<plan::CopyMethod> methods_of(const std::string& method) {
@@ -103,6 +104,8 @@ int run_p2p_command(const P2pOptions& o, const std::vector<std::string>& argv) {
   request.seed = o.common.seed;
   request.forced_ops = o.common.forced_ops;
   request.sm_shapes = plan::sm_shapes(o.common);
+  request.chase_specs = plan::chase_specs(o.tuning);
+  request.span_sync = plan::span_sync_from_string(o.tuning.span_sync);
   plan::check_output_options(o.common);
   if (o.common.cpu_node >= 0) request.cpu_node = o.common.cpu_node;
   request.cpu_list = bind_cpu_node(o.common.cpu_node);
@@ -173,6 +176,7 @@ Command add_p2p_command(CLI::App& parent, const std::vector<std::string>& argv) 
   app->add_option("--measure", options->measure, "Parts to measure: copy,latency,host (default all three)");
   app->add_option("--host-size", options->host_size, "Size of host<->GPU copies (default: largest size, at most 256M)");
   plan::add_copy_command_options(*app, options->common);
+  plan::add_p2p_tuning_options(*app, options->tuning);
   command.run = [options, argv] { return run_p2p_command(*options, argv); };
   return command;
 }

@@ -1,11 +1,12 @@
-// `linkscope topo`: NCCL 2.28.9's topology model. Offline from a topology XML (--xml) today; the live mode
-// (this machine's sysfs/NVML facts) will be added to the same command.
+// `linkscope topo`: NCCL 2.28.9's topology model, of a topology XML (--xml FILE, offline) or of this machine
+// (live: sysfs, NVML and CUDA facts, the NCCL topology XML synthesized from them, and NCCL's own view).
 #include <cstdio>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "cli/command.hpp"
+#include "cli/topo_live.hpp"
 #include "core/environment.hpp"
 #include "core/error.hpp"
 #include "core/run.hpp"
@@ -17,6 +18,10 @@ struct TopoOptions {
   std::string xml_path;
   std::string format = "text";            // text | json | nccl-log
   std::vector<std::string> env_assignments;  // --env NAME=VALUE, applied over the process environment
+  // Live mode only
+  std::string sysfs_root;
+  std::string dump_xml;
+  bool no_nccl = false;
 };
 
 // Models `options.xml_path` and prints it in `options.format`; returns the exit code. Errors are thrown
@@ -45,20 +50,37 @@ int run_topo_offline(const TopoOptions& options, const std::vector<std::string>&
 
 namespace {
 
+int run_topo_live_mode(const TopoOptions& options, const std::vector<std::string>& argv) {
+  TopoLiveOptions live;
+  live.format = options.format;
+  live.sysfs_root = options.sysfs_root.empty() ? "/" : options.sysfs_root;
+  live.ask_nccl = !options.no_nccl;
+  live.dump_xml = options.dump_xml;
+  live.env_assignments = options.env_assignments;
+  return run_topo_live(live, argv);
+}
+
 Command add_topo_command(CLI::App& parent, const std::vector<std::string>& argv) {
   auto options = std::make_shared<TopoOptions>();
   Command command;
   command.app = parent.add_subcommand(
-      "topo", "NCCL 2.28.9's topology model: graph, paths, P2P and GPUDirect RDMA decisions (offline: --xml FILE)");
+      "topo",
+      "This machine's GPU topology (NVML, sysfs, CUDA) and NCCL 2.28.9's model of it, checked against NCCL itself; "
+      "or the model of a topology XML (--xml FILE)");
   command.app->add_option("--xml", options->xml_path,
                           "NCCL topology XML: an NCCL_TOPO_DUMP_FILE dump or an NCCL_TOPO_FILE (skeleton)");
   command.app->add_option("--format", options->format, "text (default), json (Run document) or nccl-log")
       ->check(CLI::IsMember({"text", "json", "nccl-log"}));
   command.app->add_option("--env", options->env_assignments,
                           "NAME=VALUE: model NCCL as if this variable were set (repeatable; e.g. NCCL_P2P_LEVEL=PIX)");
+  command.app->add_option("--sysfs-root", options->sysfs_root,
+                          "live: read /sys and /proc/cpuinfo below DIR (a snapshot) instead of this machine's");
+  command.app->add_option("--dump-xml", options->dump_xml, "live: write the synthesized NCCL topology XML to FILE");
+  command.app->add_flag("--no-nccl", options->no_nccl, "live: do not ask NCCL for its own topology (no child process)");
   command.run = [options, argv] {
-    if (options->xml_path.empty()) {
-      throw UsageError("topo needs --xml FILE: live topology discovery is not built yet");
+    if (options->xml_path.empty()) return run_topo_live_mode(*options, argv);
+    if (!options->sysfs_root.empty() || !options->dump_xml.empty() || options->no_nccl) {
+      throw UsageError("--sysfs-root, --dump-xml and --no-nccl describe the live machine; --xml models a file");
     }
     return run_topo_offline(*options, argv);
   };

@@ -23,9 +23,9 @@ struct CopySession::Lane {
   platform::DeviceBuffer counter;
 };
 
-CopySession::CopySession(std::vector<Transfer> transfers, LaunchGate& gate, bool verify)
+CopySession::CopySession(std::vector<Transfer> transfers, LaunchGate& gate, bool verify, plan::SpanSync sync)
     : transfers_(std::move(transfers)), counters_host_(sizeof(unsigned long long) * std::max<std::size_t>(transfers_.size(), 1)),
-      gate_(gate), verify_(verify) {
+      gate_(gate), verify_(verify), sync_(sync), signals_(std::max<std::size_t>(transfers_.size(), 1)) {
   if (transfers_.empty()) throw Error(ExitCode::kInternal, "a copy session needs at least one transfer");
   for (auto& t : transfers_) {
     if (t.check_dst == nullptr) t.check_dst = t.dst;
@@ -40,18 +40,58 @@ CopySession::CopySession(std::vector<Transfer> transfers, LaunchGate& gate, bool
 
 CopySession::~CopySession() = default;
 
-void CopySession::enqueue(const Transfer& t, cudaStream_t stream) const {
-  switch (t.kind) {
-    case TransferKind::kCopyEngine:
-      LINKSCOPE_CUDA_CHECK(cudaMemcpyAsync(t.dst, t.src, t.bytes, cudaMemcpyDefault, stream));
-      break;
-    case TransferKind::kStaged:
-      LINKSCOPE_CUDA_CHECK(cudaMemcpyPeerAsync(t.dst, t.dst_device, t.src, t.src_device, t.bytes, stream));
-      break;
-    case TransferKind::kSmKernel:
-      t.kernel->launch(t.src, t.dst, t.bytes, stream);
-      break;
+void CopySession::enqueue(const Transfer& t, cudaStream_t stream, int ops) const {
+  if (t.kind == TransferKind::kSmKernel && t.repeat_in_kernel) {
+    t.kernel->launch(t.src, t.dst, t.bytes, stream, static_cast<std::uint32_t>(ops));
+    return;
   }
+  for (int op = 0; op < ops; ++op) {
+    switch (t.kind) {
+      case TransferKind::kCopyEngine:
+        LINKSCOPE_CUDA_CHECK(cudaMemcpyAsync(t.dst, t.src, t.bytes, cudaMemcpyDefault, stream));
+        break;
+      case TransferKind::kStaged:
+        LINKSCOPE_CUDA_CHECK(cudaMemcpyPeerAsync(t.dst, t.dst_device, t.src, t.src_device, t.bytes, stream));
+        break;
+      case TransferKind::kSmKernel:
+        t.kernel->launch(t.src, t.dst, t.bytes, stream);
+        break;
+    }
+  }
+}
+
+// Before lane i's own start event. Lane 0 records the shared start; every other lane starts after it.
+void CopySession::open_window(std::size_t i, std::uint32_t epoch) {
+  const int device = transfers_[i].initiator;
+  const cudaStream_t stream = lanes_[i]->stream.get();
+  platform::ScopedDevice scope(device);
+  if (i == 0) {
+    span_start_->record(stream);
+    if (sync_ == plan::SpanSync::kFlag && transfers_.size() > 1) signals_.signal(device, stream, 0, epoch);
+  } else if (sync_ == plan::SpanSync::kFlag) {
+    signals_.wait(device, stream, 0, 1, epoch);
+  } else {
+    LINKSCOPE_CUDA_CHECK(cudaStreamWaitEvent(stream, span_start_->get(), 0));
+  }
+}
+
+// After lane i's own stop event. Lane 0 records the shared stop once every other lane has stopped.
+void CopySession::close_window(std::size_t i, std::uint32_t epoch) {
+  const int device = transfers_[i].initiator;
+  const cudaStream_t stream = lanes_[i]->stream.get();
+  platform::ScopedDevice scope(device);
+  if (i != 0) {
+    if (sync_ == plan::SpanSync::kFlag) signals_.signal(device, stream, i, epoch);
+    return;
+  }
+  if (sync_ == plan::SpanSync::kFlag) {
+    signals_.wait(device, stream, 1, transfers_.size() - 1, epoch);
+  } else {
+    for (std::size_t k = 1; k < transfers_.size(); ++k) {
+      LINKSCOPE_CUDA_CHECK(cudaStreamWaitEvent(stream, lanes_[k]->stop.get(), 0));
+    }
+  }
+  span_stop_->record(stream);
 }
 
 SampleTimes CopySession::run(int ops) {
@@ -65,30 +105,29 @@ SampleTimes CopySession::run(int ops) {
   }
 
   gate_.reset();
+  signals_.reset_expired();
+  const std::uint32_t epoch = ++epoch_;
   for (std::size_t i = 0; i < n; ++i) gate_.hold(transfers_[i].initiator, lanes_[i]->stream.get());
-  {
-    platform::ScopedDevice scope(transfers_[0].initiator);
-    span_start_->record(lanes_[0]->stream.get());
-  }
+  // Lane 0 first: in event mode the other lanes wait for its start event, which must be recorded before.
   for (std::size_t i = 0; i < n; ++i) {
     platform::ScopedDevice scope(transfers_[i].initiator);
     const cudaStream_t stream = lanes_[i]->stream.get();
-    if (i != 0) LINKSCOPE_CUDA_CHECK(cudaStreamWaitEvent(stream, span_start_->get(), 0));
+    open_window(i, epoch);
     lanes_[i]->start.record(stream);
-    for (int op = 0; op < ops; ++op) enqueue(transfers_[i], stream);
+    enqueue(transfers_[i], stream, ops);
     lanes_[i]->stop.record(stream);
+    if (i != 0) close_window(i, epoch);
   }
-  {
-    platform::ScopedDevice scope(transfers_[0].initiator);
-    const cudaStream_t first = lanes_[0]->stream.get();
-    for (std::size_t i = 1; i < n; ++i) LINKSCOPE_CUDA_CHECK(cudaStreamWaitEvent(first, lanes_[i]->stop.get(), 0));
-    span_stop_->record(first);
-  }
+  close_window(0, epoch);
   gate_.release();
   for (auto& lane : lanes_) lane->stream.synchronize();
   if (gate_.expired()) {
     throw TimeoutError(fmt::format("the launch gate's watchdog fired before {} operations were enqueued; the sample "
                                    "is invalid (host too slow or blocked)", ops * static_cast<int>(n)));
+  }
+  if (signals_.expired()) {
+    throw TimeoutError("a stream of the sample waited too long for another stream's start or stop signal; the sample "
+                       "is invalid");
   }
 
   SampleTimes times;
@@ -122,6 +161,7 @@ void preload_sample_kernels(int device, LaunchGate& gate) {
   gate.reset();
   gate.hold(device, stream.get());
   gate.release();
+  preload_signal_kernels(device);
   platform::ScopedDevice scope(device);
   launch_poison(scratch.get(), 16, 0, stream.get());
   launch_fill_pattern(scratch.get(), 16, 0, stream.get());
@@ -160,6 +200,11 @@ PointSamples sample_point(CopySession& session, const SamplingSettings& settings
     for (std::size_t i = 0; i < n; ++i) out.op_seconds[i].push_back(times.seconds[i] / out.ops);
     const double aggregate = gigabytes_per_second(bytes_all * static_cast<std::uint64_t>(out.ops), times.span_seconds);
     out.aggregate_gbps.push_back(aggregate);
+    double sum = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+      sum += gigabytes_per_second(transfers[i].bytes * static_cast<std::uint64_t>(out.ops), times.seconds[i]);
+    }
+    out.sum_gbps.push_back(sum);
     const double primary =
         n == 1 ? gigabytes_per_second(transfers[0].bytes * static_cast<std::uint64_t>(out.ops), times.seconds[0]) : aggregate;
     sampler.add(primary, cost);

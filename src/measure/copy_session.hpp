@@ -5,6 +5,7 @@
 
 #include "core/adaptive_sampler.hpp"
 #include "core/error.hpp"
+#include "measure/copy_signals.hpp"
 #include "measure/copy_sm_kernel.hpp"
 #include "measure/launch_gate.hpp"
 #include "plan/p2p_result.hpp"
@@ -28,6 +29,7 @@ struct Transfer {
   int dst_device = -1;
   std::uint64_t bytes = 0;
   const SmCopyKernel* kernel = nullptr;  // kSmKernel only; must belong to `initiator`
+  bool repeat_in_kernel = false;       // kSmKernel: a sample's ops run in one launch (SmCopyKernel::repeats_in_kernel)
   std::uint32_t seed = 0;              // pattern the source holds
   int check_device = 0;                // GPU that poisons and verifies the destination
   void* check_dst = nullptr;           // the destination as check_device addresses it (nullptr: dst)
@@ -42,12 +44,14 @@ struct SampleTimes {
 
 // Runs samples of a set of transfers that start together. A sample: poison every destination (so a copy
 // that did nothing is caught), hold every stream behind one launch gate, record a shared start event on the
-// first stream that every other stream waits for, enqueue `ops` operations per stream between its own start
-// and stop events, join all stops into a shared stop event, open the gate, wait, then count mismatches of
-// every destination on the GPU.
+// first stream that every other stream waits for (plan::SpanSync), enqueue `ops` operations per stream between
+// its own start and stop events (an SM transfer with repeat_in_kernel: one launch of `ops` copies), make the first
+// stream wait for every other stream's stop before a shared stop event, open the gate, wait, then count
+// mismatches of every destination on the GPU.
 class CopySession {
  public:
-  CopySession(std::vector<Transfer> transfers, LaunchGate& gate, bool verify);
+  CopySession(std::vector<Transfer> transfers, LaunchGate& gate, bool verify,
+              plan::SpanSync sync = plan::SpanSync::kFlag);
   ~CopySession();
   CopySession(const CopySession&) = delete;
   CopySession& operator=(const CopySession&) = delete;
@@ -58,7 +62,9 @@ class CopySession {
 
  private:
   struct Lane;
-  void enqueue(const Transfer& transfer, cudaStream_t stream) const;
+  void enqueue(const Transfer& transfer, cudaStream_t stream, int ops) const;
+  void open_window(std::size_t lane, std::uint32_t epoch);
+  void close_window(std::size_t lane, std::uint32_t epoch);
 
   std::vector<Transfer> transfers_;
   std::vector<std::unique_ptr<Lane>> lanes_;
@@ -66,9 +72,12 @@ class CopySession {
   platform::PinnedHostBuffer counters_host_;
   LaunchGate& gate_;
   bool verify_;
+  plan::SpanSync sync_;
+  StreamSignals signals_;  // kFlag: [0] window open, [i] lane i stopped
+  std::uint32_t epoch_ = 0;
 };
 
-// Loads the kernels a sample launches (gate spin kernel, poison, mismatch count) on `device` before any
+// Loads the kernels a sample launches (gate spin kernel, signals, poison, mismatch count) on `device` before any
 // measurement. With CUDA's lazy module loading (the default since CUDA 12.2) the first launch of a kernel loads
 // its module, and loading may wait for the device to go idle: inside a gated sample that device is busy with a
 // spin kernel that waits for the host, so the launch would stall until the gate's watchdog fires.
@@ -85,6 +94,7 @@ struct PointSamples {
   int ops = 0;
   std::vector<std::vector<double>> op_seconds;  // [transfer][sample]: seconds per operation
   std::vector<double> aggregate_gbps;           // [sample]: all transfers' bytes / span
+  std::vector<double> sum_gbps;                 // [sample]: sum over transfers of bytes / own time (nvbandwidth's total)
   std::vector<std::uint64_t> wrong;             // [transfer]: over every verified sample, warm-up included
   StopReason stop_reason = StopReason::kNotDone;
   Summary primary;                              // what the sampler watched (GB/s)

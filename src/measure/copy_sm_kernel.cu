@@ -57,21 +57,25 @@ __device__ __forceinline__ void store_vector(uint4* p, const uint4& v) {
   }
 }
 
-__device__ __forceinline__ void copy_tail_bytes(const unsigned char* src, unsigned char* dst, unsigned bytes) {
+// Every pass copies the tail again (volatile: the compiler may not merge the identical passes), so each of the
+// `repeats` copies moves exactly `bytes`.
+__device__ __forceinline__ void copy_tail_bytes(const unsigned char* src, unsigned char* dst, unsigned bytes,
+                                                std::uint32_t repeats) {
   if (bytes != 0 && blockIdx.x == 0 && threadIdx.x == 0) {
-    for (unsigned b = 0; b < bytes; ++b) dst[b] = src[b];
+    const volatile unsigned char* from = src;
+    volatile unsigned char* to = dst;
+    for (std::uint32_t r = 0; r < repeats; ++r) {
+      for (unsigned b = 0; b < bytes; ++b) to[b] = from[b];
+    }
   }
 }
 
-// Vector i goes to thread i mod T of the tile it falls in (T = all threads of the grid), so each warp touches
-// 512 contiguous bytes per load and every thread has kUnroll loads in flight before its first store.
+// One pass of the copy by this thread: whole tiles, then the last, partial tile with the same shape, predicated.
 template <int kUnroll, int kLoad>
-__global__ void vec_copy_kernel(const uint4* __restrict__ src, uint4* __restrict__ dst, std::uint64_t vectors,
-                                const unsigned char* src_tail, unsigned char* dst_tail, unsigned tail_bytes) {
-  const std::uint64_t threads = static_cast<std::uint64_t>(gridDim.x) * blockDim.x;
-  const std::uint64_t tile = threads * kUnroll;
-  const std::uint64_t full = vectors / tile * tile;
-  std::uint64_t i = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+__device__ __forceinline__ void copy_vectors(const uint4* __restrict__ src, uint4* __restrict__ dst,
+                                             std::uint64_t vectors, std::uint64_t first, std::uint64_t full,
+                                             std::uint64_t threads, std::uint64_t tile) {
+  std::uint64_t i = first;
   for (; i < full; i += tile) {
     uint4 v[kUnroll];
 #pragma unroll
@@ -79,7 +83,7 @@ __global__ void vec_copy_kernel(const uint4* __restrict__ src, uint4* __restrict
 #pragma unroll
     for (int u = 0; u < kUnroll; ++u) store_vector<kLoad>(dst + i + u * threads, v[u]);
   }
-  if (i < vectors) {  // the last, partial tile: same shape, predicated
+  if (i < vectors) {
     uint4 v[kUnroll];
 #pragma unroll
     for (int u = 0; u < kUnroll; ++u) {
@@ -91,7 +95,24 @@ __global__ void vec_copy_kernel(const uint4* __restrict__ src, uint4* __restrict
       if (i + u * threads < vectors) store_vector<kLoad>(dst + i + u * threads, v[u]);
     }
   }
-  copy_tail_bytes(src_tail, dst_tail, tail_bytes);
+}
+
+// Vector i goes to thread i mod T of the tile it falls in (T = all threads of the grid), so each warp touches
+// 512 contiguous bytes per load and every thread issues kUnroll loads before its first store (ptxas may still sink
+// non-coherent loads towards their stores: on sm_90 every vec_nc* unroll compiles to 32 registers). The asm
+// volatile loads and stores keep every pass of the `repeats` loop.
+template <int kUnroll, int kLoad>
+__global__ void vec_copy_kernel(const uint4* __restrict__ src, uint4* __restrict__ dst, std::uint64_t vectors,
+                                const unsigned char* src_tail, unsigned char* dst_tail, unsigned tail_bytes,
+                                std::uint32_t repeats) {
+  const std::uint64_t threads = static_cast<std::uint64_t>(gridDim.x) * blockDim.x;
+  const std::uint64_t tile = threads * kUnroll;
+  const std::uint64_t full = vectors / tile * tile;
+  const std::uint64_t first = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  for (std::uint32_t pass = 0; pass < repeats; ++pass) {
+    copy_vectors<kUnroll, kLoad>(src, dst, vectors, first, full, threads, tile);
+  }
+  copy_tail_bytes(src_tail, dst_tail, tail_bytes, repeats);
 }
 
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
@@ -129,23 +150,27 @@ __device__ __forceinline__ void bulk_store(void* global, const void* shared, std
 }
 #endif
 
-// Chunk j of this CTA is chunk blockIdx.x + j * gridDim.x of the buffer. Stage j % stages of shared memory holds
-// it between its bulk load (completion counted in bytes on that stage's mbarrier) and its bulk store. The stage
-// of chunk j-1 is reloaded with chunk j-1+stages as soon as the store of chunk j-1 has read it, so stages-1
-// loads and up to two stores stay in flight per CTA.
+// Chunk j of this CTA's sequence is chunk blockIdx.x + (j mod mine) * gridDim.x of the buffer, where `mine` is
+// how many chunks one pass gives this CTA; the sequence runs `repeats` passes, so the pipeline flows from one pass
+// into the next. Stage j % stages of shared memory holds chunk j between its bulk load (completion counted in
+// bytes on that stage's mbarrier) and its bulk store. The stage of chunk j-1 is reloaded with chunk j-1+stages as
+// soon as the store of chunk j-1 has read it, so stages-1 loads and up to two stores stay in flight per CTA.
 __global__ void bulk_copy_kernel(const unsigned char* src, unsigned char* dst, std::uint64_t bulk_bytes,
                                  std::uint32_t chunk, int stages, const unsigned char* src_tail,
-                                 unsigned char* dst_tail, unsigned tail_bytes) {
+                                 unsigned char* dst_tail, unsigned tail_bytes, std::uint32_t repeats) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   extern __shared__ __align__(128) unsigned char staging[];
   __shared__ __align__(8) std::uint64_t barriers[kMaxBulkStages];
   if (threadIdx.x == 0) {
     const std::uint64_t chunks = (bulk_bytes + chunk - 1) / chunk;
     const std::uint64_t mine = chunks > blockIdx.x ? (chunks - blockIdx.x + gridDim.x - 1) / gridDim.x : 0;
+    const std::uint64_t sequence = mine * repeats;
     for (int s = 0; s < stages; ++s) barrier_init(&barriers[s]);
     asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
     asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
-    const auto offset_of = [&](std::uint64_t j) { return (blockIdx.x + j * gridDim.x) * static_cast<std::uint64_t>(chunk); };
+    const auto offset_of = [&](std::uint64_t j) {
+      return (blockIdx.x + (j % mine) * gridDim.x) * static_cast<std::uint64_t>(chunk);
+    };
     const auto size_of = [&](std::uint64_t j) {
       return static_cast<std::uint32_t>(min(static_cast<std::uint64_t>(chunk), bulk_bytes - offset_of(j)));
     };
@@ -154,12 +179,12 @@ __global__ void bulk_copy_kernel(const unsigned char* src, unsigned char* dst, s
       barrier_expect_bytes(&barriers[s], size_of(j));
       bulk_load(staging + static_cast<std::size_t>(s) * chunk, src + offset_of(j), size_of(j), &barriers[s]);
     };
-    for (std::uint64_t j = 0; j < mine && j < static_cast<std::uint64_t>(stages); ++j) load(j);
-    for (std::uint64_t j = 0; j < mine; ++j) {
+    for (std::uint64_t j = 0; j < sequence && j < static_cast<std::uint64_t>(stages); ++j) load(j);
+    for (std::uint64_t j = 0; j < sequence; ++j) {
       const int s = static_cast<int>(j % stages);
       barrier_wait(&barriers[s], static_cast<std::uint32_t>((j / stages) & 1));
       bulk_store(dst + offset_of(j), staging + static_cast<std::size_t>(s) * chunk, size_of(j));
-      if (j >= 1 && j - 1 + stages < mine) {
+      if (j >= 1 && j - 1 + stages < sequence) {
         asm volatile("cp.async.bulk.wait_group.read 1;" ::: "memory");  // the store of chunk j-1 has read its stage
         load(j - 1 + stages);
       }
@@ -172,14 +197,17 @@ __global__ void bulk_copy_kernel(const unsigned char* src, unsigned char* dst, s
   (void)stages;
   const std::uint64_t vectors = bulk_bytes / 16;
   const std::uint64_t stride = static_cast<std::uint64_t>(gridDim.x) * blockDim.x;
-  for (std::uint64_t i = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < vectors; i += stride) {
-    reinterpret_cast<uint4*>(dst)[i] = reinterpret_cast<const uint4*>(src)[i];
+  for (std::uint32_t pass = 0; pass < repeats; ++pass) {
+    for (std::uint64_t i = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < vectors; i += stride) {
+      reinterpret_cast<uint4*>(dst)[i] = reinterpret_cast<const uint4*>(src)[i];
+    }
   }
 #endif
-  copy_tail_bytes(src_tail, dst_tail, tail_bytes);
+  copy_tail_bytes(src_tail, dst_tail, tail_bytes, repeats);
 }
 
-using VecKernel = void (*)(const uint4*, uint4*, std::uint64_t, const unsigned char*, unsigned char*, unsigned);
+using VecKernel = void (*)(const uint4*, uint4*, std::uint64_t, const unsigned char*, unsigned char*, unsigned,
+                           std::uint32_t);
 
 template <int kLoad>
 VecKernel vec_kernel_for_unroll(int unroll) {
@@ -213,10 +241,13 @@ SmCopyKernel::SmCopyKernel(int device, const plan::SmKernelShape& shape) : devic
   if (shape.variant == "bulk" && prop.major < 9) {
     effective = plan::SmKernelShape{};
     effective.ctas_per_sm = shape.ctas_per_sm;
+    effective.repeat = shape.repeat;
     label_ += fmt::format(" (ran as {}: bulk copies need sm_90, GPU {} is sm_{}{})", effective.label(), device,
                           prop.major, prop.minor);
   }
   use_bulk_ = effective.variant == "bulk";
+  loads_allocate_in_l1_ = plan::loads_allocate_in_l1(effective.variant);
+  sm_count_ = prop.multiProcessorCount;
   int per_sm = 0;
   if (use_bulk_) {
     threads_ = kBulkThreads;
@@ -253,7 +284,13 @@ SmCopyKernel::SmCopyKernel(int device, const plan::SmKernelShape& shape) : devic
   max_ctas_ = prop.multiProcessorCount * ctas;
 }
 
-void SmCopyKernel::launch(const void* src, void* dst, std::uint64_t bytes, cudaStream_t stream) const {
+bool SmCopyKernel::repeats_in_kernel(std::uint64_t bytes) const {
+  return plan::repeat_in_kernel(shape_.repeat, bytes, loads_allocate_in_l1_, sm_count_);
+}
+
+void SmCopyKernel::launch(const void* src, void* dst, std::uint64_t bytes, cudaStream_t stream,
+                          std::uint32_t repeats) const {
+  if (repeats == 0) return;
   platform::ScopedDevice scope(device_);
   const std::uint64_t vectors = bytes / 16;
   const auto tail_bytes = static_cast<unsigned>(bytes % 16);
@@ -265,13 +302,14 @@ void SmCopyKernel::launch(const void* src, void* dst, std::uint64_t bytes, cudaS
     const auto grid = static_cast<unsigned>(std::clamp<std::uint64_t>(chunks, 1, static_cast<std::uint64_t>(max_ctas_)));
     bulk_copy_kernel<<<grid, threads_, shared_bytes_, stream>>>(
         static_cast<const unsigned char*>(src), static_cast<unsigned char*>(dst), bulk_bytes,
-        static_cast<std::uint32_t>(shape_.bulk_chunk_bytes), shape_.bulk_stages, src_tail, dst_tail, tail_bytes);
+        static_cast<std::uint32_t>(shape_.bulk_chunk_bytes), shape_.bulk_stages, src_tail, dst_tail, tail_bytes,
+        repeats);
   } else {
     // Small copies are spread over as many SMs as they have threads' worth of vectors.
     const std::uint64_t wanted = (vectors + threads_ - 1) / threads_;
     const auto grid = static_cast<unsigned>(std::clamp<std::uint64_t>(wanted, 1, static_cast<std::uint64_t>(max_ctas_)));
     vec_kernel_<<<grid, threads_, 0, stream>>>(static_cast<const uint4*>(src), static_cast<uint4*>(dst), vectors,
-                                                src_tail, dst_tail, tail_bytes);
+                                                src_tail, dst_tail, tail_bytes, repeats);
   }
   LINKSCOPE_CUDA_CHECK(cudaGetLastError());
 }

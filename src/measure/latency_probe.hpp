@@ -3,17 +3,21 @@
 #include "core/statistics.hpp"
 #include "measure/copy_session.hpp"
 #include "measure/launch_gate.hpp"
+#include "plan/p2p_plan.hpp"
 #include "platform/cuda_resources.hpp"
 
 namespace linkscope::measure {
 
-// A pointer-chase chain (latency_chase.hpp) written into kChaseFootprintBytes of `owner`'s memory.
-platform::DeviceBuffer make_chase_chain(int owner, std::uint32_t seed);
+// A pointer-chase chain (latency_chase.hpp) of `footprint_bytes` in `order`, written into `owner`'s memory.
+platform::DeviceBuffer make_chase_chain(int owner, plan::ChaseOrder order, std::uint64_t footprint_bytes,
+                                        std::uint32_t seed);
 
 // Nanoseconds per dependent load of a kernel on `reader` following `chain` (any GPU's memory the reader can
-// access): one untimed lap first (brings the chain into the owner's L2 and the translations into the reader's
-// TLBs), then gated samples of kChaseStepsPerSample loads until `policy` is satisfied.
-Summary sample_pointer_chase(int reader, const void* chain, LaunchGate& gate, const SamplingPolicy& policy);
+// access) with `spec.load`: one untimed lap first (at most kChaseMaxWarmupSteps loads; brings the chain into the
+// owner's L2 where it fits and the translations into the reader's TLBs), then gated samples of
+// kChaseStepsPerSample loads, each continuing where the last stopped, until `policy` is satisfied.
+Summary sample_pointer_chase(int reader, const void* chain, const plan::ChaseSpec& spec, LaunchGate& gate,
+                             const SamplingPolicy& policy);
 
 // Nanoseconds per copy of `copies` back-to-back copies of `transfer` (small; not verified) on one stream: each
 // starts when the previous one has completed, so this is the latency of one small copy.

@@ -3,6 +3,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <tuple>
 
 #include <fmt/format.h>
 
@@ -190,7 +191,9 @@ class P2pRun {
         } else {
           try {
             t.kernel = &kernel_for(initiator, shape);
+            t.repeat_in_kernel = t.kernel->repeats_in_kernel(bytes);
             p.sm_kernel = t.kernel->label();
+            p.sm_repeat = t.repeat_in_kernel ? "kernel" : "launch";
           } catch (const Error& e) {
             setup_error = e.what();
           }
@@ -206,7 +209,7 @@ class P2pRun {
       for (auto& p : points) p.status = PointStatus::kError, p.reason = setup_error;
     } else {
       try {
-        CopySession session(transfers, gate_, request_.verify);
+        CopySession session(transfers, gate_, request_.verify, request_.span_sync);
         const PointSamples samples = sample_point(session, settings());
         fill_points(points, samples);
       } catch (const Error& e) {
@@ -220,8 +223,11 @@ class P2pRun {
   }
 
   static void fill_points(std::vector<CopyPoint>& points, const PointSamples& samples) {
-    std::optional<plan::Stat3> total;
-    if (points.size() > 1) total = plan::stat3_of(summarize(samples.aggregate_gbps));
+    std::optional<plan::Stat3> total, sum;
+    if (points.size() > 1) {
+      total = plan::stat3_of(summarize(samples.aggregate_gbps));
+      sum = plan::stat3_of(summarize(samples.sum_gbps));
+    }
     for (std::size_t i = 0; i < points.size(); ++i) {
       auto& p = points[i];
       const Summary time_us = time_us_summary(samples, i);
@@ -232,6 +238,7 @@ class P2pRun {
       p.time_us = plan::stat3_of(time_us);
       p.bandwidth_gbps = plan::stat3_of(gbps);
       p.total_gbps = total;
+      p.sum_gbps = sum;
       p.cv = gbps.cv;
       p.ci_relative = gbps.median_ci_relative_halfwidth();
       p.wrong = samples.wrong[i];
@@ -263,35 +270,46 @@ class P2pRun {
 
   void measure_latency() {
     for (const auto& pair : request_.pairs) {
-      results_.latency.push_back(pointer_chase(pair));
-      say(describe(results_.latency.back()));
+      for (const auto& spec : request_.chase_specs) {
+        results_.latency.push_back(pointer_chase(pair, spec));
+        say(describe(results_.latency.back()));
+      }
       results_.latency.push_back(small_ce_copies(pair));
       say(describe(results_.latency.back()));
     }
   }
 
   static std::string describe(const plan::LatencyPoint& l) {
-    const std::string what = fmt::format("latency {} {}>{}", l.method, l.src, l.dst);
+    const std::string what =
+        fmt::format("latency {}{} {}>{}", l.method, l.chase.empty() ? "" : " [" + l.chase + "]", l.src, l.dst);
     if (!l.latency_ns) return fmt::format("{}: {} ({})", what, plan::to_string(l.status), l.reason);
     return fmt::format("{}: {:.0f} ns ({} samples)", what, l.latency_ns->median, l.samples);
   }
 
-  const void* chain_on(int owner) {
-    auto it = chains_.find(owner);
+  // One chain per owner, order and footprint (the load instruction does not change the chain).
+  const void* chain_on(int owner, const plan::ChaseSpec& spec) {
+    const auto key = std::make_tuple(owner, spec.order, spec.footprint_bytes);
+    auto it = chains_.find(key);
     if (it == chains_.end()) {
-      it = chains_.emplace(owner, make_chase_chain(owner, request_.seed + static_cast<std::uint32_t>(owner))).first;
+      const std::uint32_t seed = request_.seed + static_cast<std::uint32_t>(owner);
+      it = chains_.emplace(key, make_chase_chain(owner, spec.order, spec.footprint_bytes, seed)).first;
     }
     return it->second.get();
   }
 
   // A kernel on the destination follows pointers stored in the source's memory: the latency of one load of
   // data moving src -> dst (nvbandwidth's device_to_device_latency_sm with row = dst, column = src).
-  plan::LatencyPoint pointer_chase(const DirectedPair& pair) {
+  plan::LatencyPoint pointer_chase(const DirectedPair& pair, const plan::ChaseSpec& spec) {
     plan::LatencyPoint l;
     l.src = pair.src;
     l.dst = pair.dst;
     l.method = "sm_pointer_chase";
-    l.bytes = kChaseFootprintBytes;
+    l.bytes = spec.footprint_bytes;
+    l.chase = spec.label();
+    if (!spec.leaves_l1()) {
+      l.reason = fmt::format("{} loads over a {} lap can hit the reader's L1: not a link round trip",
+                             plan::to_string(spec.load), format_size(spec.footprint_bytes));
+    }
     const auto peer_access = access(pair.dst, pair.src);
     if (!peer_access.possible) {
       l.status = PointStatus::kNa;
@@ -299,7 +317,7 @@ class P2pRun {
       return l;
     }
     try {
-      fill_latency(l, sample_pointer_chase(pair.dst, chain_on(pair.src), gate_, request_.sampling));
+      fill_latency(l, sample_pointer_chase(pair.dst, chain_on(pair.src, spec), spec, gate_, request_.sampling));
     } catch (const Error& e) {
       l.status = failure_status(e);
       l.reason = e.what();
@@ -356,7 +374,7 @@ class P2pRun {
   std::vector<int> devices_;
   std::map<std::pair<int, int>, platform::PeerAccess> access_;
   std::map<int, GpuBuffers> buffers_;
-  std::map<int, platform::DeviceBuffer> chains_;
+  std::map<std::tuple<int, plan::ChaseOrder, std::uint64_t>, platform::DeviceBuffer> chains_;
   std::map<std::pair<int, std::string>, std::unique_ptr<SmCopyKernel>> kernels_;
   LaunchGate gate_;
 };

@@ -121,6 +121,7 @@ class PatternRunner {
       auto it = kernels_.find(key);
       if (it == kernels_.end()) it = kernels_.emplace(key, std::make_unique<SmCopyKernel>(key, request_.sm_shape)).first;
       t.kernel = it->second.get();
+      t.repeat_in_kernel = t.kernel->repeats_in_kernel(t.bytes);
     }
     return t;
   }

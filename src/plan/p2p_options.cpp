@@ -76,7 +76,16 @@ std::vector<SmKernelShape> sm_shapes(const CopyCommandOptions& o) {
   lists.unrolls = parse_int_list(o.sm_unroll, "--sm-unroll");
   lists.bulk_chunks = parse_size_list(o.sm_bulk_chunk, "--sm-bulk-chunk");
   lists.bulk_stages = parse_int_list(o.sm_bulk_stages, "--sm-bulk-stages");
-  return expand_sm_shapes(lists);
+  for (const auto& word : parse_word_list(o.sm_repeat)) lists.repeats.push_back(sm_repeat_from_string(word));
+  return expand_sm_shapes(lists, default_sm_shape(initiator_of(o)));
+}
+
+std::vector<ChaseSpec> chase_specs(const P2pTuningOptions& o) {
+  ChaseLists lists;
+  lists.orders = parse_word_list(o.chase_orders);
+  lists.loads = parse_word_list(o.chase_loads);
+  lists.footprints = parse_size_list(o.chase_footprints, "--latency-footprint");
+  return expand_chase_specs(lists);
 }
 
 void check_output_options(const CopyCommandOptions& o) {

@@ -22,7 +22,14 @@ struct CopyCommandOptions {
   std::string output;
   int forced_ops = 0;
   // Hidden tuning options; comma lists give a tuning run over every combination.
-  std::string sm_kernel, sm_threads, sm_ctas_per_sm, sm_unroll, sm_bulk_chunk, sm_bulk_stages;
+  std::string sm_kernel, sm_threads, sm_ctas_per_sm, sm_unroll, sm_bulk_chunk, sm_bulk_stages, sm_repeat;
+};
+
+// Hidden options of `linkscope p2p` only: pointer-chase variants (comma lists, every combination is measured per
+// pair) and how a bidirectional sample opens and closes its shared window.
+struct P2pTuningOptions {
+  std::string chase_orders, chase_loads, chase_footprints;
+  std::string span_sync = "flag";
 };
 
 // Adds the shared options to a CLI11 app (a template so this host-only header needs no CLI11 include).
@@ -47,12 +54,26 @@ void add_copy_command_options(App& app, CopyCommandOptions& o) {
   app.add_option("--sm-unroll", o.sm_unroll, "Independent 16-byte loads per thread: 1,2,4,8,12,16, list")->group(hidden);
   app.add_option("--sm-bulk-chunk", o.sm_bulk_chunk, "Bytes per bulk copy (bulk), list")->group(hidden);
   app.add_option("--sm-bulk-stages", o.sm_bulk_stages, "Bulk copies in flight per CTA (bulk), list")->group(hidden);
+  app.add_option("--sm-repeat", o.sm_repeat,
+                 "A sample's SM copies: auto, kernel (one launch), launch (one launch each), list")->group(hidden);
+}
+
+template <typename App>
+void add_p2p_tuning_options(App& app, P2pTuningOptions& o) {
+  const char* hidden = "";
+  app.add_option("--latency-order", o.chase_orders, "Pointer-chase order(s): random,stride")->group(hidden);
+  app.add_option("--latency-load", o.chase_loads, "Pointer-chase load(s): cg,ca,plain")->group(hidden);
+  app.add_option("--latency-footprint", o.chase_footprints, "Pointer-chase footprint(s), e.g. 2M,64M")->group(hidden);
+  app.add_option("--span-sync", o.span_sync, "Shared window of a bidirectional sample: flag (default) or event")
+      ->group(hidden);
 }
 
 // Validated conversions; each throws UsageError naming the option.
 SamplingPolicy sampling_policy(const CopyCommandOptions& o);
 Initiator initiator_of(const CopyCommandOptions& o);
+// The shapes of the tuning lists, unset dimensions from the mode's default_sm_shape.
 std::vector<SmKernelShape> sm_shapes(const CopyCommandOptions& o);
+std::vector<ChaseSpec> chase_specs(const P2pTuningOptions& o);
 void check_output_options(const CopyCommandOptions& o);
 
 // "1,2,4" -> {1, 2, 4}; "" -> {}.

@@ -43,16 +43,114 @@ void check_shape(const SmKernelShape& shape) {
   }
 }
 
+ChaseOrder chase_order_from_string(const std::string& text) {
+  if (text == "random") return ChaseOrder::kRandom;
+  if (text == "stride") return ChaseOrder::kStride;
+  throw UsageError(fmt::format("--latency-order {}: must be random or stride", text));
+}
+
+ChaseLoad chase_load_from_string(const std::string& text) {
+  if (text == "cg") return ChaseLoad::kCg;
+  if (text == "ca") return ChaseLoad::kCa;
+  if (text == "plain") return ChaseLoad::kPlain;
+  throw UsageError(fmt::format("--latency-load {}: must be cg, ca or plain", text));
+}
+
+void check_footprint(std::uint64_t bytes) {
+  if (bytes < 1024 || bytes > (1ull << 30) || bytes % kChaseNodeBytes != 0) {
+    throw UsageError(fmt::format("--latency-footprint {}: must be a multiple of 128 bytes from 1K to 1G", format_size(bytes)));
+  }
+}
+
 }  // namespace
 
 std::string to_string(CopyMethod method) { return method == CopyMethod::kCe ? "ce" : "sm"; }
 std::string mode_name(Initiator initiator) { return initiator == Initiator::kDestination ? "read" : "write"; }
 std::string initiator_name(Initiator initiator) { return initiator == Initiator::kDestination ? "dst" : "src"; }
 
+std::string to_string(SmRepeat repeat) {
+  switch (repeat) {
+    case SmRepeat::kKernel: return "kernel";
+    case SmRepeat::kLaunch: return "launch";
+    case SmRepeat::kAuto: break;
+  }
+  return "auto";
+}
+
+SmRepeat sm_repeat_from_string(std::string_view text) {
+  if (text == "auto") return SmRepeat::kAuto;
+  if (text == "kernel") return SmRepeat::kKernel;
+  if (text == "launch") return SmRepeat::kLaunch;
+  throw UsageError(fmt::format("--sm-repeat {}: must be auto, kernel or launch", text));
+}
+
+bool repeat_in_kernel(SmRepeat mode, std::uint64_t bytes, bool loads_allocate_in_l1, int sm_count) {
+  if (mode == SmRepeat::kLaunch) return false;
+  if (loads_allocate_in_l1 && bytes / static_cast<std::uint64_t>(std::max(sm_count, 1)) < 2 * kLargestL1BytesPerSm) {
+    return false;
+  }
+  return mode == SmRepeat::kKernel || bytes >= kRepeatInKernelMinBytes;
+}
+
 std::string SmKernelShape::label() const {
   const std::string ctas = ctas_per_sm == 0 ? "max" : std::to_string(ctas_per_sm);
-  if (variant == "bulk") return fmt::format("bulk {}x{} c{}", format_size(bulk_chunk_bytes), bulk_stages, ctas);
-  return fmt::format("{} t{} c{} u{}", variant, threads, ctas, unroll);
+  const std::string suffix = repeat == SmRepeat::kAuto ? "" : " " + to_string(repeat);
+  if (variant == "bulk") return fmt::format("bulk {}x{} c{}{}", format_size(bulk_chunk_bytes), bulk_stages, ctas, suffix);
+  return fmt::format("{} t{} c{} u{}{}", variant, threads, ctas, unroll, suffix);
+}
+
+bool loads_allocate_in_l1(const std::string& variant) { return variant == "vec"; }
+
+SmKernelShape default_sm_shape(Initiator initiator) {
+  SmKernelShape shape;
+  if (initiator == Initiator::kSource) {
+    shape.variant = "bulk";
+    shape.ctas_per_sm = 1;  // 128 KiB of shared memory per CTA: one fits per SM
+    shape.bulk_chunk_bytes = 32768;
+    shape.bulk_stages = 4;
+    shape.threads = 1024;
+    shape.unroll = 8;
+  }
+  return shape;
+}
+
+std::string to_string(SpanSync sync) { return sync == SpanSync::kFlag ? "flag" : "event"; }
+
+SpanSync span_sync_from_string(std::string_view text) {
+  if (text == "flag") return SpanSync::kFlag;
+  if (text == "event") return SpanSync::kEvent;
+  throw UsageError(fmt::format("--span-sync {}: must be flag or event", text));
+}
+
+std::string to_string(ChaseOrder order) { return order == ChaseOrder::kRandom ? "random" : "stride"; }
+
+std::string to_string(ChaseLoad load) {
+  switch (load) {
+    case ChaseLoad::kCa: return "ca";
+    case ChaseLoad::kPlain: return "plain";
+    case ChaseLoad::kCg: break;
+  }
+  return "cg";
+}
+
+std::string ChaseSpec::label() const {
+  return fmt::format("{} {} {}", to_string(order), to_string(load), format_size(footprint_bytes));
+}
+
+bool ChaseSpec::leaves_l1() const { return load == ChaseLoad::kCg || footprint_bytes >= 4 * kLargestL1BytesPerSm; }
+
+std::vector<ChaseSpec> expand_chase_specs(const ChaseLists& lists) {
+  std::vector<ChaseSpec> specs;
+  for (const auto& order : or_default(lists.orders, to_string(kDefaultChase.order))) {
+    for (const auto& load : or_default(lists.loads, to_string(kDefaultChase.load))) {
+      for (std::uint64_t footprint : or_default(lists.footprints, kDefaultChase.footprint_bytes)) {
+        check_footprint(footprint);
+        const ChaseSpec spec{chase_order_from_string(order), chase_load_from_string(load), footprint};
+        if (std::find(specs.begin(), specs.end(), spec) == specs.end()) specs.push_back(spec);
+      }
+    }
+  }
+  return specs;
 }
 
 const std::vector<std::string>& sm_kernel_variants() {
@@ -65,8 +163,7 @@ const std::vector<int>& sm_unroll_choices() {
   return unrolls;
 }
 
-std::vector<SmKernelShape> expand_sm_shapes(const SmShapeLists& lists) {
-  const SmKernelShape defaults;
+std::vector<SmKernelShape> expand_sm_shapes(const SmShapeLists& lists, const SmKernelShape& defaults) {
   std::vector<SmKernelShape> shapes;
   for (const auto& variant : or_default(lists.variants, defaults.variant)) {
     const bool bulk = variant == "bulk";
@@ -82,9 +179,11 @@ std::vector<SmKernelShape> expand_sm_shapes(const SmShapeLists& lists) {
         for (int unroll : unroll_list) {
           for (std::uint64_t chunk : chunk_list) {
             for (int stages : stage_list) {
-              SmKernelShape shape{variant, threads, ctas, unroll, chunk, stages};
-              check_shape(shape);
-              if (std::find(shapes.begin(), shapes.end(), shape) == shapes.end()) shapes.push_back(shape);
+              for (SmRepeat repeat : or_default(lists.repeats, defaults.repeat)) {
+                SmKernelShape shape{variant, threads, ctas, unroll, chunk, stages, repeat};
+                check_shape(shape);
+                if (std::find(shapes.begin(), shapes.end(), shape) == shapes.end()) shapes.push_back(shape);
+              }
             }
           }
         }
@@ -117,7 +216,13 @@ nlohmann::json to_json(const P2pRequest& request) {
   for (const auto& shape : request.sm_shapes) {
     shapes.push_back({{"label", shape.label()}, {"variant", shape.variant}, {"threads", shape.threads},
                       {"ctas_per_sm", shape.ctas_per_sm}, {"unroll", shape.unroll},
-                      {"bulk_chunk_bytes", shape.bulk_chunk_bytes}, {"bulk_stages", shape.bulk_stages}});
+                      {"bulk_chunk_bytes", shape.bulk_chunk_bytes}, {"bulk_stages", shape.bulk_stages},
+                      {"repeat", to_string(shape.repeat)}});
+  }
+  nlohmann::json chases = nlohmann::json::array();
+  for (const auto& spec : request.chase_specs) {
+    chases.push_back({{"label", spec.label()}, {"order", to_string(spec.order)}, {"load", to_string(spec.load)},
+                      {"footprint_bytes", spec.footprint_bytes}});
   }
   nlohmann::json pairs = nlohmann::json::array();
   for (const auto& pair : request.pairs) pairs.push_back(to_string(pair));
@@ -125,6 +230,7 @@ nlohmann::json to_json(const P2pRequest& request) {
           {"sm_mode", mode_name(request.initiator)},
           {"initiator", initiator_name(request.initiator)},
           {"bidirectional", request.bidirectional},
+          {"span_sync", to_string(request.span_sync)},
           {"verify", request.verify},
           {"allow_staged", request.allow_staged},
           {"measure", {{"copy", request.measure_copy}, {"latency", request.measure_latency}, {"host", request.measure_host}}},
@@ -141,6 +247,8 @@ nlohmann::json to_json(const P2pRequest& request) {
           {"sizes_bytes", request.sizes},
           {"pairs", pairs},
           {"sm_kernels", shapes},
+          {"sm_repeat_in_kernel_min_bytes", kRepeatInKernelMinBytes},
+          {"pointer_chases", chases},
           {"cpu_node", request.cpu_node ? nlohmann::json(*request.cpu_node) : nlohmann::json(nullptr)},
           {"cpu_list", request.cpu_list}};
 }
@@ -153,6 +261,7 @@ P2pRequest p2p_request_from_json(const nlohmann::json& config) {
   }
   request.initiator = config.value("sm_mode", std::string("read")) == "write" ? Initiator::kSource : Initiator::kDestination;
   request.bidirectional = config.value("bidirectional", false);
+  request.span_sync = config.value("span_sync", std::string("flag")) == "event" ? SpanSync::kEvent : SpanSync::kFlag;
   request.verify = config.value("verify", true);
   request.allow_staged = config.value("allow_staged", false);
   if (config.contains("measure")) {
@@ -172,16 +281,31 @@ P2pRequest p2p_request_from_json(const nlohmann::json& config) {
     const auto parsed = parse_pairs(pair.get<std::string>());
     request.pairs.insert(request.pairs.end(), parsed.begin(), parsed.end());
   }
-  request.sm_shapes.clear();
-  for (const auto& shape : config.value("sm_kernels", nlohmann::json::array())) {
-    SmKernelShape s;
-    s.variant = shape.value("variant", s.variant);
-    s.threads = shape.value("threads", s.threads);
-    s.ctas_per_sm = shape.value("ctas_per_sm", s.ctas_per_sm);
-    s.unroll = shape.value("unroll", s.unroll);
-    s.bulk_chunk_bytes = shape.value("bulk_chunk_bytes", s.bulk_chunk_bytes);
-    s.bulk_stages = shape.value("bulk_stages", s.bulk_stages);
-    request.sm_shapes.push_back(s);
+  try {  // the kernel shapes and chases name their values as options; from a file they are bad input
+    request.sm_shapes.clear();
+    for (const auto& shape : config.value("sm_kernels", nlohmann::json::array())) {
+      SmKernelShape s;
+      s.variant = shape.value("variant", s.variant);
+      s.threads = shape.value("threads", s.threads);
+      s.ctas_per_sm = shape.value("ctas_per_sm", s.ctas_per_sm);
+      s.unroll = shape.value("unroll", s.unroll);
+      s.bulk_chunk_bytes = shape.value("bulk_chunk_bytes", s.bulk_chunk_bytes);
+      s.bulk_stages = shape.value("bulk_stages", s.bulk_stages);
+      s.repeat = sm_repeat_from_string(shape.value("repeat", std::string("auto")));
+      request.sm_shapes.push_back(s);
+    }
+    if (config.contains("pointer_chases")) {
+      request.chase_specs.clear();
+      for (const auto& chase : config["pointer_chases"]) {
+        ChaseSpec spec;
+        spec.order = chase_order_from_string(chase.value("order", to_string(spec.order)));
+        spec.load = chase_load_from_string(chase.value("load", to_string(spec.load)));
+        spec.footprint_bytes = chase.value("footprint_bytes", spec.footprint_bytes);
+        request.chase_specs.push_back(spec);
+      }
+    }
+  } catch (const UsageError& e) {
+    throw InputError("measurements.p2p.config", 0, e.what());
   }
   if (config.contains("cpu_node") && config["cpu_node"].is_number_integer()) request.cpu_node = config["cpu_node"].get<int>();
   request.cpu_list = config.value("cpu_list", std::string());
@@ -194,8 +318,20 @@ std::map<int, std::uint64_t> p2p_bytes_per_device(const P2pRequest& request) {
   std::uint64_t largest = request.measure_copy ? request.max_bytes() : 0;
   if (request.measure_host) largest = std::max(largest, request.resolved_host_bytes());
   const std::uint64_t per_buffer = buffer_bytes_for(std::max<std::uint64_t>(largest, 16));
+  // Chains are cached per owner, order and footprint (the load does not change the chain).
+  std::uint64_t chain_bytes = 0;
+  if (request.measure_latency) {
+    std::vector<std::pair<ChaseOrder, std::uint64_t>> chains;
+    for (const auto& spec : request.chase_specs) {
+      const auto key = std::make_pair(spec.order, spec.footprint_bytes);
+      if (std::find(chains.begin(), chains.end(), key) == chains.end()) {
+        chains.push_back(key);
+        chain_bytes += spec.footprint_bytes;
+      }
+    }
+  }
   std::map<int, std::uint64_t> needed;
-  for (int device : devices_of(request.pairs)) needed[device] = 2 * per_buffer;
+  for (int device : devices_of(request.pairs)) needed[device] = 2 * per_buffer + chain_bytes;
   return needed;
 }
 

@@ -26,7 +26,7 @@ std::string reason_from(const nlohmann::json& item) {
 
 }  // namespace
 
-Stat3 stat3_of(const Summary& summary) { return {summary.median, summary.min, summary.max}; }
+Stat3 stat3_of(const Summary& summary) { return {summary.median, summary.min, summary.max, summary.mean}; }
 
 std::string to_string(PointStatus status) {
   switch (status) {
@@ -117,12 +117,13 @@ bool any_status(const P2pResults& results, PointStatus status) {
 
 nlohmann::json stat3_json(const std::optional<Stat3>& stat) {
   if (!stat) return nullptr;
-  return {{"median", stat->median}, {"min", stat->min}, {"max", stat->max}};
+  return {{"median", stat->median}, {"min", stat->min}, {"max", stat->max}, {"mean", stat->mean}};
 }
 
 std::optional<Stat3> stat3_from_json(const nlohmann::json& value) {
   if (!value.is_object()) return std::nullopt;
-  return Stat3{value.value("median", 0.0), value.value("min", 0.0), value.value("max", 0.0)};
+  const double median = value.value("median", 0.0);
+  return Stat3{median, value.value("min", 0.0), value.value("max", 0.0), value.value("mean", median)};
 }
 
 nlohmann::json to_json(const P2pResults& results) {
@@ -136,17 +137,22 @@ nlohmann::json to_json(const P2pResults& results) {
     nlohmann::json item = {{"src", p.src}, {"dst", p.dst}, {"method", p.method}, {"initiator", p.initiator},
                            {"direction", p.direction}, {"bytes", p.bytes},
                            {"sm_kernel", p.sm_kernel.empty() ? nlohmann::json(nullptr) : nlohmann::json(p.sm_kernel)},
+                           {"sm_repeat", p.sm_repeat.empty() ? nlohmann::json(nullptr) : nlohmann::json(p.sm_repeat)},
                            {"ops_per_sample", p.ops_per_sample}, {"samples", p.samples},
                            {"stop_reason", p.stop_reason}, {"time_us", stat3_json(p.time_us)},
                            {"bandwidth_gbps", stat3_json(p.bandwidth_gbps)}, {"cv", p.cv},
                            {"ci_relative", p.ci_relative}, {"wrong", p.wrong}, {"status", to_string(p.status)},
                            {"reason", reason_json(p.reason)}, {"latency_dominated", p.latency_dominated}};
-    if (p.direction == "bidir") item["total_gbps"] = stat3_json(p.total_gbps);
+    if (p.direction == "bidir") {
+      item["total_gbps"] = stat3_json(p.total_gbps);
+      item["sum_gbps"] = stat3_json(p.sum_gbps);
+    }
     points.push_back(item);
   }
   nlohmann::json latency = nlohmann::json::array();
   for (const auto& l : results.latency) {
     latency.push_back({{"src", l.src}, {"dst", l.dst}, {"method", l.method}, {"bytes", l.bytes},
+                       {"chase", l.chase.empty() ? nlohmann::json(nullptr) : nlohmann::json(l.chase)},
                        {"latency_ns", stat3_json(l.latency_ns)}, {"samples", l.samples}, {"cv", l.cv},
                        {"status", to_string(l.status)}, {"reason", reason_json(l.reason)}});
   }
@@ -186,12 +192,14 @@ P2pResults p2p_results_from_json(const nlohmann::json& section) {
     p.direction = item.value("direction", "uni");
     p.bytes = item.value("bytes", std::uint64_t{0});
     p.sm_kernel = item.contains("sm_kernel") && item["sm_kernel"].is_string() ? item["sm_kernel"].get<std::string>() : "";
+    p.sm_repeat = item.contains("sm_repeat") && item["sm_repeat"].is_string() ? item["sm_repeat"].get<std::string>() : "";
     p.ops_per_sample = item.value("ops_per_sample", 0);
     p.samples = item.value("samples", std::size_t{0});
     p.stop_reason = item.value("stop_reason", "");
     p.time_us = stat3_from_json(item.value("time_us", nlohmann::json()));
     p.bandwidth_gbps = stat3_from_json(item.value("bandwidth_gbps", nlohmann::json()));
     p.total_gbps = stat3_from_json(item.value("total_gbps", nlohmann::json()));
+    p.sum_gbps = stat3_from_json(item.value("sum_gbps", nlohmann::json()));
     p.cv = item.value("cv", 0.0);
     p.ci_relative = item.value("ci_relative", 0.0);
     p.wrong = item.value("wrong", std::uint64_t{0});
@@ -206,6 +214,7 @@ P2pResults p2p_results_from_json(const nlohmann::json& section) {
     l.dst = item.value("dst", 0);
     l.method = item.value("method", "");
     l.bytes = item.value("bytes", std::uint64_t{0});
+    l.chase = item.contains("chase") && item["chase"].is_string() ? item["chase"].get<std::string>() : "";
     l.latency_ns = stat3_from_json(item.value("latency_ns", nlohmann::json()));
     l.samples = item.value("samples", std::size_t{0});
     l.cv = item.value("cv", 0.0);

@@ -12,8 +12,9 @@
 namespace linkscope::plan {
 
 // Median, min and max of one quantity over the samples of a point.
+// Median, min and max over samples, plus the mean (for latency the mean over issuing SMs is nvbandwidth's figure).
 struct Stat3 {
-  double median = 0, min = 0, max = 0;
+  double median = 0, min = 0, max = 0, mean = 0;
 };
 Stat3 stat3_of(const Summary& summary);
 
@@ -32,12 +33,14 @@ struct CopyPoint {
   std::string direction = "uni";  // uni | bidir (both directions at once; see total_gbps)
   std::uint64_t bytes = 0;
   std::string sm_kernel;   // SmKernelShape::label() for SM copies
+  std::string sm_repeat;   // SM copies: "kernel" (a sample's copies in one launch) or "launch" (one launch each)
   int ops_per_sample = 0;
   std::size_t samples = 0;
   std::string stop_reason;
   std::optional<Stat3> time_us;         // per operation
   std::optional<Stat3> bandwidth_gbps;  // this direction
   std::optional<Stat3> total_gbps;      // bidir: bytes of both directions / the shared window
+  std::optional<Stat3> sum_gbps;        // bidir: sum of the directions' own GB/s (nvbandwidth's total)
   double cv = 0;                        // of the bandwidth samples
   double ci_relative = 0;               // half-width of the median's 95% CI / median
   std::uint64_t wrong = 0;              // mismatching 4-byte words, summed over samples
@@ -51,6 +54,7 @@ struct LatencyPoint {
   int src = 0, dst = 0;
   std::string method;           // sm_pointer_chase | ce_small_copy
   std::uint64_t bytes = 0;      // ce_small_copy: bytes per copy; sm_pointer_chase: chain footprint
+  std::string chase;            // sm_pointer_chase: ChaseSpec::label() ("random cg 2M"); empty otherwise
   std::optional<Stat3> latency_ns;
   std::size_t samples = 0;
   double cv = 0;

@@ -85,6 +85,13 @@ void header(std::string& out, const plan::P2pResults& results) {
   out += fmt::format("verification {}; samples until the median's 95% CI is within {} or {} s per point\n",
                      r.verify ? "on" : "OFF", format_percent(r.sampling.target_ci), r.sampling.max_time_s);
   out += "GB = 1e9 bytes; a local copy (src = dst, the diagonal) counts its bytes once\n";
+  const bool in_kernel = std::any_of(results.points.begin(), results.points.end(),
+                                     [](const CopyPoint& p) { return p.sm_repeat == "kernel"; });
+  if (in_kernel) {
+    out += fmt::format("SM copies marked 'in one launch' repeat a sample's copies inside one kernel launch (no launch gap "
+                       "between copies, as nvbandwidth; auto from {}); the others are one launch each\n",
+                       format_size(plan::kRepeatInKernelMinBytes));
+  }
   for (const auto& note : results.notes) out += "note: " + note + "\n";
 }
 
@@ -120,8 +127,12 @@ void matrices(std::string& out, const plan::P2pResults& results, const Series& s
     if (series.direction == "bidir") {
       for (const auto& [key, p] : cells) {
         if (key.first < key.second && p->total_gbps) {
-          out += fmt::format("  total {}<->{}: {} GB/s (both directions over one shared window)\n", key.first,
-                             key.second, format_gbps(p->total_gbps->median));
+          out += fmt::format("  total {}<->{}: {} GB/s (both directions over one shared window)", key.first, key.second,
+                             format_gbps(p->total_gbps->median));
+          if (p->sum_gbps) {
+            out += fmt::format("; sum of the directions {} GB/s (nvbandwidth's total)", format_gbps(p->sum_gbps->median));
+          }
+          out += "\n";
         }
       }
     }
@@ -144,19 +155,23 @@ void curves(std::string& out, const plan::P2pResults& results, const Series& ser
     std::stable_sort(rows.begin(), rows.end(), [](const CopyPoint* a, const CopyPoint* b) { return a->bytes < b->bytes; });
     out += fmt::format("\n{} {}>{}{}\n", series_title(series, true), src, dst, src == dst ? " (local copy)" : "");
     out += fmt::format("{:>8} {:>10} {:>9} {:>9} {:>9} {:>7} {:>7}{}  {}\n", "bytes", "time_us", "GB/s", "min", "max",
-                       "CV", "samples", bidir ? fmt::format(" {:>9}", "total") : "", "note");
+                       "CV", "samples", bidir ? fmt::format(" {:>9} {:>9}", "total", "sum") : "", "note");
     for (const CopyPoint* p : rows) {
       if (!has_value(*p)) {
         out += fmt::format("{:>8} {:>10}  {}\n", format_size(p->bytes), status_cell(p->status), p->reason);
         continue;
       }
       std::string note = p->latency_dominated ? "latency-bound" : "";
+      if (p->sm_repeat == "kernel") note += (note.empty() ? "" : ", ") + std::string("in one launch");
       if (p->status == PointStatus::kWrong) note += (note.empty() ? "" : ", ") + fmt::format("{} WRONG words", p->wrong);
       out += fmt::format("{:>8} {:>10} {:>9} {:>9} {:>9} {:>7} {:>7}{}  {}\n", format_size(p->bytes),
                          format_us(p->time_us->median), format_gbps(p->bandwidth_gbps->median),
                          format_gbps(p->bandwidth_gbps->min), format_gbps(p->bandwidth_gbps->max), format_percent(p->cv),
                          p->samples,
-                         bidir ? fmt::format(" {:>9}", p->total_gbps ? format_gbps(p->total_gbps->median) : "-") : "", note);
+                         bidir ? fmt::format(" {:>9} {:>9}", p->total_gbps ? format_gbps(p->total_gbps->median) : "-",
+                                             p->sum_gbps ? format_gbps(p->sum_gbps->median) : "-")
+                               : "",
+                         note);
     }
   }
 }
@@ -232,28 +247,72 @@ void asymmetry(std::string& out, const plan::P2pResults& results, bool tuning) {
   }
 }
 
+std::string latency_cell(const plan::LatencyPoint& l) {
+  return l.latency_ns ? fmt::format("{:.0f} [{:.0f}-{:.0f}]", l.latency_ns->median, l.latency_ns->min, l.latency_ns->max)
+                      : status_cell(l.status);
+}
+
 void latency(std::string& out, const plan::P2pResults& results) {
   if (results.latency.empty()) return;
   std::vector<std::pair<int, int>> pairs;
+  std::vector<std::string> chases;  // pointer-chase variants, in the order measured
   for (const auto& l : results.latency) {
     if (std::find(pairs.begin(), pairs.end(), std::make_pair(l.src, l.dst)) == pairs.end()) pairs.push_back({l.src, l.dst});
+    if (l.method == "sm_pointer_chase" && std::find(chases.begin(), chases.end(), l.chase) == chases.end()) {
+      chases.push_back(l.chase);
+    }
   }
-  out += "\nLatency (ns, median [min-max]): sm_pointer_chase = a kernel on dst loading from src's memory, one\n"
-         "dependent 8-byte load at a time over a 2 MiB chain; ce_small_copy = back-to-back 16-byte copies\n";
-  out += fmt::format("{:>6}  {:<28}  {:<28}\n", "pair", "sm_pointer_chase", "ce_small_copy");
+  const bool one_chase = chases.size() <= 1;
+  std::string chain = "variants below";
+  for (const auto& l : results.latency) {
+    if (one_chase && l.method == "sm_pointer_chase") {
+      chain = l.chase.empty() ? "chain of " + format_size(l.bytes) : "chain: " + l.chase;
+    }
+  }
+  out += fmt::format("\nLatency (ns, median [min-max]): sm_pointer_chase = a kernel on dst loading from src's memory, one\n"
+                     "dependent 8-byte load at a time, one per 128-byte line ({}), each sample issued from the\n"
+                     "next SM in turn (min-max = the spread over SMs; the JSON's mean over SMs is nvbandwidth's\n"
+                     "device_to_device_latency_sm); ce_small_copy = back-to-back 16-byte copies\n",
+                     chain);
+  // With several chase variants they get a table of their own below and this one keeps the small copies.
+  const auto row = [&](const std::string& pair, const std::string& chase_cell, const std::string& ce_cell) {
+    return one_chase ? fmt::format("{:>6}  {:<28}  {:<28}\n", pair, chase_cell, ce_cell)
+                     : fmt::format("{:>6}  {:<28}\n", pair, ce_cell);
+  };
+  out += row("pair", "sm_pointer_chase", "ce_small_copy");
   for (const auto& [src, dst] : pairs) {
-    std::string cells[2] = {"-", "-"};
+    std::string chase_cell = "-", ce_cell = "-";
     for (const auto& l : results.latency) {
       if (l.src != src || l.dst != dst) continue;
-      const int column = l.method == "sm_pointer_chase" ? 0 : 1;
-      cells[column] = l.latency_ns ? fmt::format("{:.0f} [{:.0f}-{:.0f}]", l.latency_ns->median, l.latency_ns->min,
-                                                 l.latency_ns->max)
-                                   : status_cell(l.status);
+      if (l.method == "ce_small_copy") ce_cell = latency_cell(l);
+      if (l.method == "sm_pointer_chase") chase_cell = latency_cell(l);
     }
-    out += fmt::format("{:>6}  {:<28}  {:<28}\n", fmt::format("{}>{}", src, dst), cells[0], cells[1]);
+    out += row(fmt::format("{}>{}", src, dst), chase_cell, ce_cell);
+  }
+  if (!one_chase) {
+    std::size_t width = 8;
+    for (const auto& c : chases) width = std::max(width, c.size());
+    out += "\nPointer-chase variants (ns, median [min-max]; order, load, footprint; see docs/p2p.md)\n";
+    out += fmt::format("{:<{}}", "variant", width);
+    for (const auto& [src, dst] : pairs) out += fmt::format("  {:<20}", fmt::format("{}>{}", src, dst));
+    out += "\n";
+    for (const auto& c : chases) {
+      out += fmt::format("{:<{}}", c, width);
+      for (const auto& [src, dst] : pairs) {
+        std::string cell = "-";
+        for (const auto& l : results.latency) {
+          if (l.method == "sm_pointer_chase" && l.chase == c && l.src == src && l.dst == dst) cell = latency_cell(l);
+        }
+        out += fmt::format("  {:<20}", cell);
+      }
+      out += "\n";
+    }
   }
   for (const auto& l : results.latency) {
-    if (!l.reason.empty()) out += fmt::format("  {} {}>{}: {}\n", l.method, l.src, l.dst, l.reason);
+    if (!l.reason.empty()) {
+      out += fmt::format("  {}{} {}>{}: {}\n", l.method, l.chase.empty() ? "" : " [" + l.chase + "]", l.src, l.dst,
+                         l.reason);
+    }
   }
 }
 

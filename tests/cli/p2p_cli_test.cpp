@@ -45,6 +45,13 @@ TEST(P2pCli, OtherBadOptionsAreExit2) {
   expect_one_line_error(run_command(LINKSCOPE_BINARY, {"p2p", "--target-ci", "0"}, kNoGpu), 2, "--target-ci");
   expect_one_line_error(run_command(LINKSCOPE_BINARY, {"p2p", "--sm-unroll", "3"}, kNoGpu), 2, "--sm-unroll");
   expect_one_line_error(run_command(LINKSCOPE_BINARY, {"p2p", "--sm-kernel", "warp"}, kNoGpu), 2, "warp");
+  expect_one_line_error(run_command(LINKSCOPE_BINARY, {"p2p", "--sm-repeat", "twice"}, kNoGpu), 2, "--sm-repeat");
+  expect_one_line_error(run_command(LINKSCOPE_BINARY, {"patterns", "--sm-repeat", "x"}, kNoGpu), 2, "--sm-repeat");
+  expect_one_line_error(run_command(LINKSCOPE_BINARY, {"p2p", "--latency-order", "zigzag"}, kNoGpu), 2, "zigzag");
+  expect_one_line_error(run_command(LINKSCOPE_BINARY, {"p2p", "--latency-load", "cv"}, kNoGpu), 2, "--latency-load");
+  expect_one_line_error(run_command(LINKSCOPE_BINARY, {"p2p", "--latency-footprint", "1000"}, kNoGpu), 2,
+                        "--latency-footprint");
+  expect_one_line_error(run_command(LINKSCOPE_BINARY, {"p2p", "--span-sync", "barrier"}, kNoGpu), 2, "--span-sync");
   expect_one_line_error(run_command(LINKSCOPE_BINARY, {"p2p", "--cpu-node", "4096"}, kNoGpu), 2, "--cpu-node 4096");
   expect_one_line_error(run_command(LINKSCOPE_BINARY, {"patterns", "--preset", "mesh"}, kNoGpu), 2, "'mesh'");
 }
@@ -56,7 +63,10 @@ TEST(P2pCli, HelpListsTheCommandsButNotTheTuningOptions) {
   const auto p2p = run_command(LINKSCOPE_BINARY, {"p2p", "--help"});
   EXPECT_EQ(p2p.exit_code, 0);
   EXPECT_NE(p2p.out.find("--bidirectional"), std::string::npos);
-  EXPECT_EQ(p2p.out.find("--sm-unroll"), std::string::npos) << "tuning options are hidden";
+  for (const char* hidden : {"--sm-unroll", "--sm-repeat", "--latency-order", "--latency-load", "--latency-footprint",
+                             "--span-sync"}) {
+    EXPECT_EQ(p2p.out.find(hidden), std::string::npos) << hidden << ": tuning options are hidden";
+  }
 }
 
 }  // namespace

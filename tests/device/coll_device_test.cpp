@@ -188,8 +188,8 @@ TEST(CollDevice, AdaptiveSamplingTakesManySmallSamplesAndFewHugeOnes) {
   EXPECT_FALSE(small.stop_reason.empty());
 }
 
-// A send whose receiver never posts hangs on the GPU; the wait must abort it within the timeout.
-TEST(CollDevice, TimeoutAbortsAnUnmatchedSend) {
+// A stream that makes no progress must make the wait abort the communicators within the timeout.
+TEST(CollDevice, TimeoutAbortsCommunicatorsOfAStuckStream) {
   LINKSCOPE_REQUIRE_GPUS(2);
   LINKSCOPE_REQUIRE_NCCL();
   auto comms = make_comms(2);
@@ -214,10 +214,15 @@ TEST(CollDevice, TimeoutAbortsAnUnmatchedSend) {
   measure::nccl_check(nccl.GroupEnd(), "ncclGroupEnd");
   ASSERT_TRUE(measure::wait_for_streams(*comms, 60).done());
 
-  measure::nccl_check(nccl.Send(buffer0.get(), count / 2, ncclFloat, 1, comms->comm(0), comms->stream(0)), "ncclSend");
+  // A lone ncclSend from one thread that drives both ranks did not hang on 2 x H200 with NCCL 2.28.3 (the
+  // stream drained at once), so the stuck stream is made deterministic: rank 0's stream waits behind a gate
+  // that is only opened after the watchdog had to fire.
+  measure::LaunchGate gate(60.0);
+  gate.hold(0, comms->stream(0));
   const auto start = std::chrono::steady_clock::now();
   const auto outcome = measure::wait_for_streams(*comms, 2.0);
   const double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  gate.release();
   EXPECT_EQ(outcome.kind, measure::WaitOutcome::Kind::kTimeout) << outcome.message;
   EXPECT_TRUE(comms->aborted());
   EXPECT_GE(waited, 2.0);

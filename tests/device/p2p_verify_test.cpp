@@ -3,6 +3,7 @@
 
 #include "device_test_support.hpp"
 #include "measure/copy_session.hpp"
+#include "measure/copy_sm_kernel.hpp"
 #include "measure/verify_pattern.hpp"
 #include "platform/cuda_check.hpp"
 
@@ -91,6 +92,48 @@ TEST(P2pVerify, SessionCatchesACorruptedCopy) {
 
   measure::CopySession unverified({t}, gate, false);
   EXPECT_EQ(unverified.run(1).wrong[0], 0u) << "--no-verify counts nothing";
+}
+
+// The same with SM copies repeated inside one launch: every repeat copies the corrupted words again, and the
+// sample still counts each wrong word once; a clean source then verifies clean (the poison was overwritten).
+TEST(P2pVerify, SessionCatchesACorruptedCopyRepeatedInOneLaunch) {
+  LINKSCOPE_REQUIRE_GPUS(1);
+  const std::uint64_t bytes = (4 << 20) + 12;  // whole tiles, a partial tile and a partial vector
+  platform::DeviceBuffer src(0, bytes + 4), dst(0, bytes + 4);
+  {
+    platform::ScopedDevice scope(0);
+    measure::launch_fill_pattern(src.get(), bytes, 13, nullptr);
+    LINKSCOPE_CUDA_CHECK(cudaDeviceSynchronize());
+  }
+  measure::LaunchGate gate;
+  measure::preload_sample_kernels(0, gate);
+  for (const char* variant : {"vec", "vec_nc", "bulk"}) {
+    plan::SmKernelShape shape;
+    shape.variant = variant;
+    const measure::SmCopyKernel kernel(0, shape);
+    measure::Transfer t;
+    t.kind = measure::TransferKind::kSmKernel;
+    t.src = src.get();
+    t.dst = dst.get();
+    t.src_device = t.dst_device = 0;
+    t.bytes = bytes;
+    t.kernel = &kernel;
+    t.seed = 13;
+    t.repeat_in_kernel = true;
+    measure::CopySession session({t}, gate, true);
+    EXPECT_EQ(session.run(5).wrong[0], 0u) << variant;
+    // Three aligned words in the middle and the last, partial word (copied by the tail path).
+    LINKSCOPE_CUDA_CHECK(cudaMemset(static_cast<char*>(src.get()) + 8192, 0xA5, 12));
+    const auto flipped = static_cast<unsigned char>(~(pattern_word(13, (bytes - 1) / 4) >> (8 * ((bytes - 1) % 4))));
+    LINKSCOPE_CUDA_CHECK(cudaMemcpy(static_cast<char*>(src.get()) + bytes - 1, &flipped, 1, cudaMemcpyHostToDevice));
+    const auto times = session.run(5);
+    EXPECT_EQ(times.wrong[0], 4u) << variant;
+    {
+      platform::ScopedDevice scope(0);
+      measure::launch_fill_pattern(src.get(), bytes, 13, nullptr);
+      LINKSCOPE_CUDA_CHECK(cudaDeviceSynchronize());
+    }
+  }
 }
 
 }  // namespace

@@ -19,7 +19,8 @@ CopyPoint copy(int src, int dst, const std::string& method, std::uint64_t bytes,
   p.method = method;
   p.initiator = "dst";
   p.bytes = bytes;
-  p.sm_kernel = method == "ce" ? "" : "vec t512 c2 u8";
+  p.sm_kernel = method == "ce" ? "" : "vec_nc t1024 c2 u4";
+  p.sm_repeat = method == "ce" ? "" : (bytes >= plan::kRepeatInKernelMinBytes ? "kernel" : "launch");
   p.ops_per_sample = 1;
   p.samples = 8;
   p.stop_reason = "precision-reached";
@@ -53,12 +54,14 @@ plan::P2pResults two_h200() {
     chase.dst = dst;
     chase.method = "sm_pointer_chase";
     chase.bytes = 2 << 20;
+    chase.chase = "random cg 2M";
     chase.latency_ns = plan::Stat3{812.4, 810.9, 815.0};
     chase.samples = 6;
     r.latency.push_back(chase);
     plan::LatencyPoint ce = chase;
     ce.method = "ce_small_copy";
     ce.bytes = 16;
+    ce.chase = "";
     ce.latency_ns = plan::Stat3{2391.0, 2380.2, 2410.7};
     r.latency.push_back(ce);
   }
@@ -95,6 +98,7 @@ TEST(P2pTextGolden, NoPeerAccessWrongDataAndBidirectional) {
   CopyPoint b = copy(1, 0, "ce", 64 << 20, 301.0);
   a.direction = b.direction = "bidir";
   a.total_gbps = b.total_gbps = plan::Stat3{453.1, 450.0, 455.2};
+  a.sum_gbps = b.sum_gbps = plan::Stat3{454.3, 451.0, 456.0};
   b.status = PointStatus::kWrong;
   b.wrong = 4096;
   b.reason = "4096 words of the destination did not match the source";
@@ -116,6 +120,36 @@ TEST(P2pTextGolden, NoPeerAccessWrongDataAndBidirectional) {
   r.request.measure_host = false;
   plan::mark_latency_dominated(r.points, r.latency);
   test::expect_p2p_golden("na_wrong_bidir.txt", report::render_p2p_text(r));
+}
+
+TEST(P2pTextGolden, PointerChaseVariantsGetATableOfTheirOwn) {
+  plan::P2pResults r = two_h200();
+  r.points.clear();
+  r.host.clear();
+  r.request.measure_copy = r.request.measure_host = false;
+  const double medians[3] = {853.0, 829.5, 40.2};  // illustrative, not measurements
+  const char* chases[3] = {"random cg 2M", "stride plain 2M", "stride ca 64K"};
+  std::vector<plan::LatencyPoint> latency;
+  for (const auto& l : r.latency) {
+    if (l.method != "sm_pointer_chase") {
+      latency.push_back(l);
+      continue;
+    }
+    for (int v = 0; v < 3; ++v) {
+      plan::LatencyPoint variant = l;
+      variant.chase = chases[v];
+      variant.bytes = v == 2 ? 64 << 10 : 2 << 20;
+      variant.latency_ns = plan::Stat3{medians[v] + l.src, medians[v] - 1 + l.src, medians[v] + 2 + l.src};
+      if (v == 2) variant.reason = "ca loads over a 64K lap can hit the reader's L1: not a link round trip";
+      latency.push_back(variant);
+    }
+  }
+  auto& failed = latency[latency.size() - 2];  // 1>0 stride ca 64K (the last entry is 1>0's ce_small_copy)
+  failed.status = PointStatus::kError;
+  failed.latency_ns.reset();
+  failed.reason = "an illustrative failure";
+  r.latency = latency;
+  test::expect_p2p_golden("chase_variants.txt", report::render_p2p_text(r));
 }
 
 TEST(P2pTextGolden, TuningRunTablesShapesByPair) {

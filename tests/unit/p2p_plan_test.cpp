@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "core/error.hpp"
+#include "plan/p2p_options.hpp"
 
 namespace linkscope::plan {
 namespace {
@@ -37,6 +38,9 @@ TEST(P2pPlan, ShapeListsExpandOnlyTheDimensionsAVariantUses) {
   EXPECT_EQ(shapes.back().label(), "bulk 16Kx4 c1");
   EXPECT_EQ(expand_sm_shapes({}).size(), 1u);
   EXPECT_EQ(expand_sm_shapes({}).front(), SmKernelShape{});
+  const auto write_defaults = expand_sm_shapes({}, default_sm_shape(Initiator::kSource));
+  ASSERT_EQ(write_defaults.size(), 1u);
+  EXPECT_EQ(write_defaults.front().label(), "bulk 32Kx4 c1");
 }
 
 TEST(P2pPlan, ShapeValuesOutOfRangeAreUsageErrors) {
@@ -49,14 +53,97 @@ TEST(P2pPlan, ShapeValuesOutOfRangeAreUsageErrors) {
   EXPECT_THROW(expand_sm_shapes({{"bulk"}, {}, {}, {}, {}, {1}}), UsageError);
 }
 
+TEST(P2pPlan, RepeatListIsOneMoreDimensionAndShowsInTheLabel) {
+  SmShapeLists lists;
+  lists.variants = {"vec_nc", "bulk"};
+  lists.repeats = {SmRepeat::kKernel, SmRepeat::kLaunch};
+  const auto shapes = expand_sm_shapes(lists);
+  ASSERT_EQ(shapes.size(), 4u);
+  EXPECT_EQ(shapes[0].label(), "vec_nc t1024 c2 u4 kernel");
+  EXPECT_EQ(shapes[1].label(), "vec_nc t1024 c2 u4 launch");
+  EXPECT_EQ(shapes[3].label(), "bulk 16Kx4 c2 launch");
+  EXPECT_EQ(SmKernelShape{}.label(), "vec_nc t1024 c2 u4") << "auto adds nothing to the label";
+  EXPECT_EQ(sm_repeat_from_string("auto"), SmRepeat::kAuto);
+  EXPECT_THROW(sm_repeat_from_string("twice"), UsageError);
+}
+
+TEST(P2pPlan, CopiesRepeatInOneLaunchFromTheThresholdUnlessLoadsCouldHitL1) {
+  const int sms = 132;
+  EXPECT_FALSE(repeat_in_kernel(SmRepeat::kAuto, kRepeatInKernelMinBytes - 16, false, sms));
+  EXPECT_TRUE(repeat_in_kernel(SmRepeat::kAuto, kRepeatInKernelMinBytes, false, sms));
+  EXPECT_TRUE(repeat_in_kernel(SmRepeat::kAuto, 512ull << 20, false, sms));
+  EXPECT_FALSE(repeat_in_kernel(SmRepeat::kLaunch, 512ull << 20, false, sms));
+  EXPECT_TRUE(repeat_in_kernel(SmRepeat::kKernel, 4096, false, sms));
+  // Plain loads allocate in L1: a repeat must not find its lines there, so each SM's share must be >= 2 x 256 KiB.
+  const std::uint64_t l1_safe = 2 * kLargestL1BytesPerSm * sms;
+  EXPECT_FALSE(repeat_in_kernel(SmRepeat::kKernel, l1_safe - 16, true, sms));
+  EXPECT_TRUE(repeat_in_kernel(SmRepeat::kKernel, l1_safe, true, sms));
+  EXPECT_FALSE(repeat_in_kernel(SmRepeat::kAuto, 64ull << 20, true, sms)) << "64 MiB / 132 SMs < 512 KiB";
+  EXPECT_TRUE(repeat_in_kernel(SmRepeat::kAuto, 512ull << 20, true, sms));
+  EXPECT_TRUE(loads_allocate_in_l1("vec"));
+  for (const char* variant : {"vec_cg", "vec_nc", "vec_nc256", "bulk"}) EXPECT_FALSE(loads_allocate_in_l1(variant));
+}
+
+TEST(P2pPlan, EachModeHasItsDefaultShape) {
+  EXPECT_EQ(default_sm_shape(Initiator::kDestination), SmKernelShape{});
+  EXPECT_EQ(default_sm_shape(Initiator::kDestination).label(), "vec_nc t1024 c2 u4");
+  EXPECT_EQ(default_sm_shape(Initiator::kSource).label(), "bulk 32Kx4 c1");
+  CopyCommandOptions o;
+  o.mode = "write";
+  ASSERT_EQ(sm_shapes(o).size(), 1u);
+  EXPECT_EQ(sm_shapes(o).front().label(), "bulk 32Kx4 c1");
+  o.sm_kernel = "vec_nc";  // the write default's vec fields
+  EXPECT_EQ(sm_shapes(o).front().label(), "vec_nc t1024 c1 u8");
+  o.mode = "read";
+  o.sm_kernel = "";
+  o.sm_repeat = "launch,kernel";
+  ASSERT_EQ(sm_shapes(o).size(), 2u);
+  EXPECT_EQ(sm_shapes(o)[0].label(), "vec_nc t1024 c2 u4 launch");
+  o.sm_repeat = "never";
+  EXPECT_THROW(sm_shapes(o), UsageError);
+}
+
+TEST(P2pPlan, ChaseVariantsExpandAndSayWhetherTheyLeaveL1) {
+  EXPECT_EQ(kDefaultChase.label(), "random cg 2M");
+  EXPECT_EQ(expand_chase_specs({}), std::vector<ChaseSpec>{kDefaultChase});
+  const auto specs = expand_chase_specs({{"random", "stride"}, {"cg", "ca", "plain"}, {}});
+  ASSERT_EQ(specs.size(), 6u);
+  EXPECT_EQ(specs[0].label(), "random cg 2M");
+  EXPECT_EQ(specs[5].label(), "stride plain 2M");
+  for (const auto& spec : specs) EXPECT_TRUE(spec.leaves_l1()) << spec.label();
+  const ChaseSpec small_ca{ChaseOrder::kStride, ChaseLoad::kCa, 64 << 10};
+  EXPECT_FALSE(small_ca.leaves_l1()) << "a 64 KiB lap fits L1: ca loads can hit there";
+  EXPECT_TRUE((ChaseSpec{ChaseOrder::kStride, ChaseLoad::kCg, 64 << 10}.leaves_l1()));
+  EXPECT_TRUE((ChaseSpec{ChaseOrder::kRandom, ChaseLoad::kPlain, 1 << 20}.leaves_l1()));
+  EXPECT_THROW(expand_chase_specs({{"zigzag"}, {}, {}}), UsageError);
+  EXPECT_THROW(expand_chase_specs({{}, {"cv"}, {}}), UsageError);
+  EXPECT_THROW(expand_chase_specs({{}, {}, {1000}}), UsageError);      // not whole 128-byte lines
+  EXPECT_THROW(expand_chase_specs({{}, {}, {512}}), UsageError);       // below 1K
+  EXPECT_THROW(expand_chase_specs({{}, {}, {2ull << 30}}), UsageError);  // above 1G
+  P2pTuningOptions o;
+  o.chase_orders = "stride";
+  o.chase_footprints = "2M,64M";
+  const auto from_options = chase_specs(o);
+  ASSERT_EQ(from_options.size(), 2u);
+  EXPECT_EQ(from_options[1].label(), "stride cg 64M");
+  EXPECT_EQ(span_sync_from_string("event"), SpanSync::kEvent);
+  EXPECT_THROW(span_sync_from_string("barrier"), UsageError);
+}
+
 TEST(P2pPlan, MemoryNeedsTwoBuffersPerNamedGpu) {
   P2pRequest request;
   request.sizes = {1024, 1ull << 30};
   request.pairs = parse_pairs("0>1");
+  request.measure_latency = false;
   const auto needed = p2p_bytes_per_device(request);
   ASSERT_EQ(needed.size(), 2u);
   EXPECT_EQ(needed.at(0), 2ull << 30);
   EXPECT_EQ(needed.at(1), 2ull << 30);
+  // With latency: one chain per order and footprint on every GPU (the load does not change the chain).
+  request.measure_latency = true;
+  request.chase_specs = expand_chase_specs({{"random", "stride"}, {"cg", "ca"}, {2 << 20}});
+  EXPECT_EQ(p2p_bytes_per_device(request).at(0), (2ull << 30) + 2 * (2ull << 20));
+  request.measure_latency = false;
   request.sizes = {1000};
   request.measure_host = false;
   EXPECT_EQ(p2p_bytes_per_device(request).at(0), 2u * 1008u);
@@ -79,7 +166,9 @@ TEST(P2pPlan, RequestConfigRoundTrips) {
   request.methods = {CopyMethod::kSm};
   request.initiator = Initiator::kSource;
   request.bidirectional = true;
-  request.sm_shapes = expand_sm_shapes({{"vec_nc256"}, {1024}, {1}, {16}, {}, {}});
+  request.sm_shapes = expand_sm_shapes({{"vec_nc256"}, {1024}, {1}, {16}, {}, {}, {SmRepeat::kLaunch}});
+  request.chase_specs = expand_chase_specs({{"stride"}, {"plain"}, {64 << 20}});
+  request.span_sync = SpanSync::kEvent;
   request.cpu_node = 1;
   const P2pRequest back = p2p_request_from_json(to_json(request));
   EXPECT_EQ(back.sizes, request.sizes);
@@ -88,9 +177,16 @@ TEST(P2pPlan, RequestConfigRoundTrips) {
   EXPECT_EQ(back.initiator, Initiator::kSource);
   EXPECT_TRUE(back.bidirectional);
   ASSERT_EQ(back.sm_shapes.size(), 1u);
-  EXPECT_EQ(back.sm_shapes[0].label(), "vec_nc256 t1024 c1 u16");
+  EXPECT_EQ(back.sm_shapes[0].label(), "vec_nc256 t1024 c1 u16 launch");
+  EXPECT_EQ(back.chase_specs, request.chase_specs);
+  EXPECT_EQ(back.span_sync, SpanSync::kEvent);
   EXPECT_EQ(back.cpu_node, 1);
   EXPECT_EQ(to_json(request)["sm_mode"], "write");
+  EXPECT_EQ(to_json(request)["sm_repeat_in_kernel_min_bytes"], kRepeatInKernelMinBytes);
+  // A file with an unknown value is bad input, not a bad option.
+  auto config = to_json(request);
+  config["pointer_chases"][0]["load"] = "cv";
+  EXPECT_THROW(p2p_request_from_json(config), InputError);
 }
 
 }  // namespace

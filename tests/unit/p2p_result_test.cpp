@@ -99,5 +99,35 @@ TEST(P2pResult, JsonRoundTripKeepsNullsAndStatuses) {
   EXPECT_FALSE(any_status(back, PointStatus::kTimeout));
 }
 
+TEST(P2pResult, JsonKeepsRepeatModeTotalsAndChaseVariant) {
+  P2pResults results;
+  CopyPoint sm = point(0, 1, 512ull << 20, 1427.0, "sm_read");
+  sm.sm_kernel = "vec_nc t1024 c2 u4";
+  sm.sm_repeat = "kernel";
+  CopyPoint a = point(0, 1, 512ull << 20, 1378.1), b = point(1, 0, 512ull << 20, 1378.4);
+  a.direction = b.direction = "bidir";
+  a.total_gbps = b.total_gbps = Stat3{778.0, 777.8, 778.1};
+  a.sum_gbps = b.sum_gbps = Stat3{779.1, 779.0, 779.3};
+  results.points = {sm, a, b, point(0, 1, 4096, 13.0)};
+  LatencyPoint chase;
+  chase.method = "sm_pointer_chase";
+  chase.bytes = 2 << 20;
+  chase.chase = "stride plain 2M";
+  chase.latency_ns = Stat3{829.5, 829.0, 830.0};
+  results.latency = {chase};
+  const auto json = to_json(results);
+  EXPECT_EQ(json["points"][0]["sm_repeat"], "kernel");
+  EXPECT_TRUE(json["points"][3]["sm_repeat"].is_null()) << "CE points have no repeat mode";
+  EXPECT_EQ(json["points"][1]["sum_gbps"]["median"], 779.1);
+  EXPECT_FALSE(json["points"][3].contains("sum_gbps")) << "only bidirectional points carry totals";
+  EXPECT_EQ(json["latency"][0]["chase"], "stride plain 2M");
+  const auto back = p2p_results_from_json(json);
+  EXPECT_EQ(back.points[0].sm_repeat, "kernel");
+  ASSERT_TRUE(back.points[2].sum_gbps.has_value());
+  EXPECT_DOUBLE_EQ(back.points[2].sum_gbps->median, 779.1);
+  EXPECT_DOUBLE_EQ(back.points[2].total_gbps->median, 778.0);
+  EXPECT_EQ(back.latency[0].chase, "stride plain 2M");
+}
+
 }  // namespace
 }  // namespace linkscope::plan

@@ -1,0 +1,36 @@
+#pragma once
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/environment.hpp"
+#include "discover/live_discovery.hpp"
+#include "discover/path_compare.hpp"
+
+namespace linkscope::discover {
+
+// One topology XML through linkscope's NCCL model (src/topo), loaded once.
+struct ModelSummary {
+  std::vector<std::string> path_lines;  // NCCL's printed path lines
+  nlohmann::json json;                  // the Run's `model` section
+  std::string nccl_log;                 // NCCL's GRAPH output for the XML
+  std::string relation_matrix;          // the model in nvidia-smi terms (GPUn = rank)
+};
+
+// Throws InputError when NCCL would refuse the XML.
+ModelSummary model_topology_xml(const std::string& xml, const std::string& source_name, const Environment& env);
+
+// The model of the synthesized XML, checked against NCCL's own topology.
+struct LiveModelCheck {
+  std::optional<ModelSummary> ours;  // empty: see `reason`
+  std::string reason;                // why there is no model of the synthesized XML
+  std::vector<std::string> notes;    // synthesis notes, and a dump NCCL wrote but the model refused
+  std::optional<PathComparison> versus_nccl_log;   // our paths vs the paths NCCL printed
+  std::optional<PathComparison> versus_nccl_dump;  // our paths vs our model of NCCL's dump
+};
+
+LiveModelCheck check_live_model(const LiveDiscovery& live, const Environment& env);
+
+}  // namespace linkscope::discover
