@@ -145,6 +145,13 @@ void read_system(const json& system, Evidence& evidence) {
   if (!evidence.cuda_device_count) evidence.cuda_device_count = opt_small_int(object_or_empty(system, "cuda"), "device_count");
   evidence.cuda_visible_devices = string_or(visibility, "cuda_visible_devices", "");
   for (const auto& hidden : array_or_empty(visibility, "hidden")) {
+    // The facts of a GPU CUDA does not show (it is still a peer for link comparisons and ECC).
+    if (const auto* facts = find_field(hidden, "gpu"); facts != nullptr && facts->is_object()) {
+      GpuFacts gpu = read_gpu(*facts);
+      gpu.cuda_ordinal.reset();
+      if (!gpu.nvml_index) gpu.nvml_index = opt_small_int(hidden, "nvml_index");
+      evidence.gpus.push_back(gpu);
+    }
     std::string who = string_or(hidden, "uuid", "");
     const std::string bdf = string_or(hidden, "pci_bdf", "");
     if (!bdf.empty()) who = who.empty() ? bdf : fmt::format("{} ({})", bdf, who);

@@ -186,7 +186,7 @@ struct LinkRate {
 struct Evidence {
   // system
   bool system_known = false;
-  std::vector<GpuFacts> gpus;
+  std::vector<GpuFacts> gpus;  // system.gpus (visible to CUDA), then the hidden GPUs of visibility.hidden
   std::vector<PairFacts> pairs;
   std::optional<int> nvml_gpu_count, cuda_device_count;
   std::vector<std::pair<std::string, std::string>> hidden_gpus;  // (uuid or bdf, reason)
