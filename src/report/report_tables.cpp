@@ -10,7 +10,7 @@
 #include "diagnose/expectations.hpp"
 #include "diagnose/json_access.hpp"
 #include "diagnose/text.hpp"
-#include "report/four_numbers.hpp"
+#include "report/four_numbers_rows.hpp"
 #include "report/svg_line_chart.hpp"
 
 namespace linkscope::report {

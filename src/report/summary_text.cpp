@@ -3,7 +3,7 @@
 #include <fmt/format.h>
 
 #include "diagnose/text.hpp"
-#include "report/four_numbers.hpp"
+#include "report/four_numbers_rows.hpp"
 #include "report/report_data.hpp"
 #include "report/report_format.hpp"
 

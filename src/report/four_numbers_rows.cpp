@@ -1,4 +1,4 @@
-#include "report/four_numbers.hpp"
+#include "report/four_numbers_rows.hpp"
 
 #include <algorithm>
 #include <map>
