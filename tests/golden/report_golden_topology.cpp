@@ -1,6 +1,7 @@
 #include "report_golden.hpp"
 
 #include "core/environment.hpp"
+#include "support/run_command.hpp"
 #include "topo/topology_model.hpp"
 
 namespace linkscope::test {
@@ -14,7 +15,8 @@ RunDocument diagnosed_topology_file(const std::string& relative_xml) {
                 {"host", "fixture"}};
   const Environment env = Environment::from_map({});
   run.environment = {{"variables", env.relevant()}};
-  run.model = topo::model_to_json(topo::load_topology_file(fixture(relative_xml), env));
+  // Loaded under its repository-relative name so the golden output does not depend on where the clone lives.
+  run.model = topo::model_to_json(topo::load_topology_string(read_text(fixture(relative_xml)), relative_xml, env));
   diagnose::diagnose(run, true);
   return run;
 }
