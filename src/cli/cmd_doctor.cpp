@@ -22,12 +22,6 @@
 
 namespace linkscope::cli {
 
-RunDocument collect_live_run(const DoctorOptions& /*options*/) {
-  throw UsageError(
-      "doctor: live collection is not wired yet; diagnose a saved run with --from RUN.json or a topology file with "
-      "--xml FILE");
-}
-
 namespace {
 
 Environment doctor_environment(const DoctorOptions& options) {

@@ -22,7 +22,6 @@ struct DoctorOptions {
 // make_hypotheses, before measuring) and measure the profile; progress goes to stderr, results into the returned
 // Run. The caller judges the hypotheses, runs the rules and writes the report. Throws linkscope::Error subclasses
 // (DeviceError without GPUs/driver, UsageError for bad options); per-item failures go into run.errors.
-// Until the engines are wired in, it throws UsageError saying so (exit 2).
 RunDocument collect_live_run(const DoctorOptions& options);
 
 }  // namespace linkscope::cli

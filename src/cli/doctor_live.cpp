@@ -1,0 +1,167 @@
+// The live half of `linkscope doctor`: discover the machine and NCCL's model in this process, state the
+// hypotheses, then measure the profile in child `linkscope` processes (p2p, patterns, one coll per op, ladder)
+// and fold their Run documents into one.
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+
+#include <fmt/format.h>
+
+#include "cli/doctor_collect.hpp"
+#include "cli/doctor_profile.hpp"
+#include "core/environment.hpp"
+#include "core/error.hpp"
+#include "core/run_merge.hpp"
+#include "core/subprocess.hpp"
+#include "diagnose/finding.hpp"
+#include "diagnose/hypotheses.hpp"
+#include "discover/live_discovery.hpp"
+#include "discover/live_json.hpp"
+#include "discover/live_model_check.hpp"
+#include "discover/nvml_source.hpp"
+#include "platform/cuda_facts.hpp"
+
+namespace linkscope::cli {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
+
+std::string last_line(std::string text) {
+  while (!text.empty() && (text.back() == '\n' || text.back() == '\r')) text.pop_back();
+  const auto newline = text.rfind('\n');
+  return newline == std::string::npos ? text : text.substr(newline + 1);
+}
+
+// A temporary file that is removed when it goes out of scope (the ladder reads the hardware facts from it).
+class TempFile {
+ public:
+  explicit TempFile(const std::string& content) {
+    const char* base = std::getenv("TMPDIR");
+    path_ = std::string(base != nullptr && *base != '\0' ? base : "/tmp") + "/linkscope-doctor-XXXXXX";
+    const int fd = mkstemp(path_.data());
+    if (fd < 0) throw Error(ExitCode::kInternal, "doctor: cannot create a temporary file in " + path_);
+    close(fd);
+    std::ofstream(path_, std::ios::trunc) << content;
+  }
+  ~TempFile() { unlink(path_.c_str()); }
+  TempFile(const TempFile&) = delete;
+  TempFile& operator=(const TempFile&) = delete;
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+class StepRunner {
+ public:
+  StepRunner(RunDocument& run, std::vector<std::string> env_assignments, int total)
+      : run_(run), env_assignments_(std::move(env_assignments)), total_(total) {}
+
+  // Runs `linkscope ARGS --format json` in a child and merges its Run; a failing step becomes an error entry.
+  void run(const std::string& step, std::vector<std::string> args) {
+    ++index_;
+    std::fprintf(stderr, "linkscope doctor: [%d/%d] %s ...\n", index_, total_, step.c_str());
+    const auto start = Clock::now();
+    ChildSpec spec;
+    spec.args = std::move(args);
+    spec.set_env = env_assignments_;
+    // Each step bounds its own hangs (collective watchdogs, copy gates); this only catches a child stuck elsewhere.
+    spec.timeout_seconds = 900;
+    const ChildResult child = run_child(spec);
+    std::string problem;
+    if (child.timed_out) {
+      problem = "did not finish within 900 s and was stopped";
+    } else if (child.exit_code != 0) {
+      problem = fmt::format("exit {}: {}", child.exit_code, last_line(child.err));
+    }
+    // Whatever the exit code, keep what the step measured (a wrong copy still has its numbers).
+    if (!child.out.empty()) {
+      try {
+        merge_child_run(run_, run_from_json(nlohmann::json::parse(child.out), step), step);
+      } catch (const std::exception& e) {
+        if (problem.empty()) problem = std::string("its output is not a Run document: ") + e.what();
+      }
+    }
+    if (!problem.empty()) record_error(run_, step, problem);
+    std::fprintf(stderr, "linkscope doctor: [%d/%d] %s %s in %.1f s\n", index_, total_, step.c_str(),
+                 problem.empty() ? "done" : "FAILED", seconds_since(start));
+  }
+
+ private:
+  RunDocument& run_;
+  std::vector<std::string> env_assignments_;
+  int total_;
+  int index_ = 0;
+};
+
+RunDocument discover_machine(const DoctorOptions& options, const Environment& env) {
+  discover::LiveDiscoveryOptions discovery;
+  for (const auto& assignment : options.env_assignments) discovery.env_overrides.push_back(parse_env_assignment(assignment));
+  const char* nvml_library = std::getenv("LINKSCOPE_NVML_LIBRARY");
+  auto nvml = discover::make_nvml_library_source(nvml_library != nullptr ? nvml_library : "");
+  auto cuda = platform::make_cuda_runtime_source();
+  const discover::LiveDiscovery live = discover::discover_live(*nvml, *cuda, env, discovery);
+  if (!live.facts.driver.available) {
+    throw DeviceError("doctor needs the NVIDIA driver: " + live.facts.driver.reason +
+                      " (linkscope topo shows what sysfs sees; linkscope doctor --xml FILE diagnoses a topology file)");
+  }
+  if (!live.facts.cuda.available || live.facts.cuda.device_count == 0) {
+    throw DeviceError("doctor found no usable CUDA GPU: " +
+                      (live.facts.cuda.reason.empty() ? std::string("no device visible") : live.facts.cuda.reason));
+  }
+  const discover::LiveModelCheck check = discover::check_live_model(live, env);
+  RunDocument run = discover::topo_live_run(live, check, env, options.argv);
+  run.config["subcommand"] = "doctor";
+  run.config["profile"] = options.profile;
+  return run;
+}
+
+}  // namespace
+
+RunDocument collect_live_run(const DoctorOptions& options) {
+  const DoctorProfile profile = doctor_profile(options.profile);
+  Environment env = Environment::from_process();
+  for (const auto& assignment : options.env_assignments) {
+    const auto [name, value] = parse_env_assignment(assignment);
+    env.set(name, value);
+  }
+  const auto start = Clock::now();
+  std::fprintf(stderr, "linkscope doctor: discovering GPUs, links and NCCL's topology (%s profile) ...\n",
+               profile.name.c_str());
+  RunDocument run = discover_machine(options, env);
+
+  // Predictions are made from the hardware facts and the model before anything is measured.
+  run.hypotheses = nlohmann::json::array();
+  for (const auto& hypothesis : diagnose::make_hypotheses(run)) run.hypotheses.push_back(diagnose::hypothesis_to_json(hypothesis));
+  std::fprintf(stderr, "linkscope doctor: %zu hypotheses stated; measuring\n", run.hypotheses.size());
+
+  const int steps = 3 + static_cast<int>(profile.coll_ops.size()) + (profile.p2p_bidirectional ? 1 : 0);
+  StepRunner runner(run, options.env_assignments, steps);
+  runner.run("p2p", {"p2p", "-b", profile.p2p_min, "-e", profile.p2p_max, "-f", profile.p2p_factor, "--max-time",
+                     profile.p2p_max_time, "--format", "json"});
+  if (profile.p2p_bidirectional) {
+    runner.run("p2p bidirectional", {"p2p", "-b", "512M", "-e", "512M", "--method", "ce", "--bidirectional",
+                                     "--measure", "copy", "--max-time", profile.p2p_max_time, "--format", "json"});
+  }
+  runner.run("patterns", {"patterns", "-b", profile.patterns_size, "--max-time", profile.patterns_max_time,
+                          "--numa-sweep", "--format", "json"});
+  for (const auto& op : profile.coll_ops) {
+    runner.run("coll " + op, {"coll", op, "-b", profile.coll_min, "-e", profile.coll_max, "-f", profile.coll_factor,
+                              "--max-time", profile.coll_max_time, "--format", "json", "-q"});
+  }
+  const TempFile facts(run_to_json(run).dump());
+  runner.run("ladder all_reduce", {"ladder", "all_reduce", "-b", profile.ladder_min, "-e", profile.ladder_max,
+                                   "--max-time", profile.ladder_max_time, "--system", facts.path(), "--format", "json",
+                                   "-q"});
+  run.config["measured_seconds"] = seconds_since(start);
+  std::fprintf(stderr, "linkscope doctor: measured in %.1f s\n", seconds_since(start));
+  return run;
+}
+
+}  // namespace linkscope::cli
