@@ -64,7 +64,7 @@ constexpr std::array<ThresholdEntry, static_cast<std::size_t>(Threshold::kCount)
      "pair-asymmetric fires when one direction is slower than the other by more than this",
      "healthy < 0.1%; a busy GPU makes SM 1->0 45% of 0->1 and CE 93% (anchors-h200x2)"},
     {Threshold::kNoiseCvWarn, "noise_cv_warn", 0.05, "share",
-     "noisy-measurement fires when a point at >= 64 MiB has a coefficient of variation above this",
+     "noisy-measurement notes a point at >= 64 MiB with a CV above this; a warning when >= 3 points or one above 2x",
      "large-size repeats agree within ~1% on an idle machine (nccl-tests all_reduce 1 GiB: 326.4 / 328.0)"},
     {Threshold::kGpuSlowFraction, "gpu_slow_fraction", 0.10, "share",
      "gpu-slow fires when the median of a GPU's pairs is this much below the median of the other pairs",

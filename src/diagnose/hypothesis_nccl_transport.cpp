@@ -78,7 +78,8 @@ void judge_nccl_transport(const Context& context, Hypothesis& hypothesis) {
       const auto index = path_type_index(it->second.path);
       const bool p2p = index && *index <= default_p2p_level() && !env_removes_p2p(env, it->second.path) &&
                        !it->second.no_peer_access;
-      expected = p2p ? "P2P" : "SHM";
+      const bool shm = env.count("NCCL_SHM_DISABLE") == 0 || env.at("NCCL_SHM_DISABLE") == "0";
+      expected = p2p ? "P2P" : (shm ? "SHM" : "NET");
     }
     const std::string actual = transport_class(c.transport);
     (actual == expected || (expected == "P2P" && actual == "NVLS") ? matches : mismatches) += 1;

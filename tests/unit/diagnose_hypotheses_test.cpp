@@ -107,5 +107,31 @@ TEST(DiagnoseHypotheses, TransportIsPredictedFromPathsAndEnvironment) {
   EXPECT_NE(it->prediction.find("SHM for 0-1 (NVL)"), std::string::npos) << it->prediction;
 }
 
+
+// The ladder's network layer takes P2P and SHM away: NET is what NCCL must use there, not a refutation.
+TEST(DiagnoseHypotheses, TransportOfALayerWithoutP2pAndShmIsPredictedAsNet) {
+  RunDocument run = test::nvswitch_run(2);
+  auto connections = [](const std::string& transport) {
+    nlohmann::json list = nlohmann::json::array();
+    for (int c = 0; c < 2; ++c) list.push_back({{"rank", 0}, {"peer", 1}, {"channel", c}, {"transport", transport}});
+    return list;
+  };
+  run.runtime = {{"runs",
+                  {{{"context", "coll all_reduce"}, {"env", nlohmann::json::object()},
+                    {"connections", connections("P2P/direct pointer")}},
+                   {{"context", "ladder network"},
+                    {"env", {{"NCCL_P2P_DISABLE", "1"}, {"NCCL_SHM_DISABLE", "1"}}},
+                    {"connections", connections("NET/Socket")}},
+                   {{"context", "ladder p2p-disabled"},
+                    {"env", {{"NCCL_P2P_DISABLE", "1"}}},
+                    {"connections", connections("SHM")}}}}};
+  const auto judged = judge_hypotheses(run);
+  const auto it = std::find_if(judged.begin(), judged.end(),
+                               [](const Hypothesis& h) { return h.id == "nccl-uses-predicted-transport"; });
+  ASSERT_NE(it, judged.end());
+  EXPECT_EQ(it->verdict, Verdict::kConfirmed) << it->evidence;
+  EXPECT_NE(it->evidence.find("NET/Socket on 2 channel(s) (predicted NET)"), std::string::npos) << it->evidence;
+}
+
 }  // namespace
 }  // namespace linkscope::diagnose

@@ -89,6 +89,26 @@ TEST(RuleState, HighVariationAtBandwidthSizesIsNoiseButNotAtLatencySizes) {
   const auto f = findings(run);
   ASSERT_EQ(f.size(), 1u);
   EXPECT_EQ(f[0].id, "noisy-measurement");
+  EXPECT_EQ(f[0].severity, Severity::kInfo) << "one point a little above the limit is noted, not a warning";
+}
+
+TEST(RuleState, VariationIsAWarningWhenLargeOrWidespread) {
+  RunDocument large = test::nvswitch_run(2);
+  test::add_copies(large, {test::copy_point(0, 1, "ce", 256 * kMiB, 300.0, 0.12),
+                           test::copy_point(1, 0, "ce", 256 * kMiB, 391.0, 0.01)});
+  auto f = findings(large);
+  ASSERT_FALSE(f.empty());
+  EXPECT_EQ(f[0].id, "noisy-measurement");
+  EXPECT_EQ(f[0].severity, Severity::kWarning);
+
+  RunDocument widespread = test::nvswitch_run(2);
+  test::add_copies(widespread, {test::copy_point(0, 1, "ce", 256 * kMiB, 390.0, 0.06),
+                                test::copy_point(1, 0, "ce", 256 * kMiB, 391.0, 0.06),
+                                test::copy_point(0, 1, "ce", 1024 * kMiB, 395.0, 0.06)});
+  f = findings(widespread);
+  ASSERT_FALSE(f.empty());
+  EXPECT_EQ(f[0].id, "noisy-measurement");
+  EXPECT_EQ(f[0].severity, Severity::kWarning);
 }
 
 TEST(RuleState, LinkscopeItselfInTheProcessListIsNotForeign) {
