@@ -11,8 +11,8 @@ DoctorProfile doctor_profile(const std::string& name) {
   p.name = name;
   p.coll_ops = ops;
   if (name == "quick") {
-    // Three sizes per curve: latency-bound, mid, bandwidth-bound. Short budgets per point.
-    p.p2p_min = "1M", p.p2p_max = "256M", p.p2p_factor = "16", p.p2p_max_time = "0.2";
+    // A few sizes per curve: latency-bound (4K, 64K), mid, bandwidth-bound. Short budgets per point.
+    p.p2p_min = "4K", p.p2p_max = "256M", p.p2p_factor = "16", p.p2p_max_time = "0.2";
     p.patterns_size = "256M", p.patterns_max_time = "0.2";
     p.coll_min = "1M", p.coll_max = "1G", p.coll_factor = "32", p.coll_max_time = "0.1";
     p.ladder_min = "64M", p.ladder_max = "64M", p.ladder_max_time = "0.1";
