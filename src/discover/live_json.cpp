@@ -1,6 +1,7 @@
 #include "discover/live_json.hpp"
 
 #include "discover/facts_json.hpp"
+#include "discover/gpu_nic_relations.hpp"
 
 namespace linkscope::discover {
 
@@ -26,6 +27,7 @@ nlohmann::json live_discovery_to_json(const LiveDiscovery& live, const LiveModel
   out["synthesized_topology"] = {{"gpu_count", live.synthesized.gpu_count},
                                  {"net_transport", live.synthesized.nets.plugin},
                                  {"notes", check.notes}};
+  out["gpu_nics"] = gpu_nics_json(live.facts, live.synthesized.nets, check.ours ? check.ours->json : nlohmann::json());
   nlohmann::json nccl;
   if (!live.nccl) {
     nccl = {{"status", "skipped"}, {"reason", "not asked (--no-nccl)"}};

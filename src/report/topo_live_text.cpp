@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "discover/cpu_list.hpp"
+#include "discover/gpu_nic_relations.hpp"
 #include "discover/numa_reader.hpp"
 
 namespace linkscope::report {
@@ -360,6 +361,33 @@ std::string nic_lines(const SystemFacts& facts) {
   return out.empty() ? "  none\n" : out;
 }
 
+// Each CUDA GPU's NICs, closest first, as `system.gpu_nics` records them.
+std::string gpu_nic_lines(const discover::LiveDiscovery& live, const discover::LiveModelCheck& check) {
+  const nlohmann::json gpus =
+      discover::gpu_nics_json(live.facts, live.synthesized.nets, check.ours ? check.ours->json : nlohmann::json());
+  std::string out;
+  for (const auto& gpu : gpus) {
+    if (gpu["nics"].empty()) continue;
+    std::vector<std::string> parts;
+    for (const auto& nic : gpu["nics"]) {
+      std::string part = nic["name"].get<std::string>() + " " + nic["relation"].get<std::string>();
+      if (nic["nccl_net"].get<bool>()) {
+        part += " (NCCL NET";
+        if (nic["gdr_read"].is_string() && nic["gdr_write"].is_string()) {
+          part += ", GPUDirect RDMA read " + nic["gdr_read"].get<std::string>() + " / write " +
+                  nic["gdr_write"].get<std::string>();
+        }
+        part += ")";
+      }
+      parts.push_back(part);
+    }
+    out += fmt::format("  CUDA{}{}: {}\n", gpu["cuda_ordinal"].get<int>(),
+                       gpu["nvml_index"].is_number() ? fmt::format(" (GPU{})", gpu["nvml_index"].get<int>()) : "",
+                       join(parts, ", "));
+  }
+  return out;
+}
+
 std::string numa_lines(const SystemFacts& facts) {
   std::string out;
   for (const auto& node : facts.host.numa_nodes) {
@@ -502,6 +530,8 @@ std::string render_topo_live_text(const discover::LiveDiscovery& live, const dis
   if (!peers.empty()) out += "\nCUDA peer access (cudaDeviceCanAccessPeer, performance rank; by CUDA ordinal):\n" + peers;
   out += "\nNUMA nodes:\n" + numa_lines(facts);
   out += "\nNetwork devices:\n" + nic_lines(facts);
+  const std::string gpu_nics = gpu_nic_lines(live, check);
+  if (!gpu_nics.empty()) out += "\nNICs per GPU, closest first (nvidia-smi words; GPUDirect RDMA as NCCL's model allows it):\n" + gpu_nics;
 
   out += "\nNCCL model of the synthesized topology (linkscope's NCCL 2.28.9 model; --dump-xml writes the XML):\n";
   if (!check.ours) {
