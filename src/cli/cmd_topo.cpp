@@ -10,6 +10,8 @@
 #include "core/environment.hpp"
 #include "core/error.hpp"
 #include "core/run.hpp"
+#include "platform/mpi_session.hpp"
+#include "runtime/launch_environment.hpp"
 #include "topo/topology_model.hpp"
 
 namespace linkscope::cli {
@@ -22,6 +24,7 @@ struct TopoOptions {
   std::string sysfs_root;
   std::string dump_xml;
   bool no_nccl = false;
+  double mpi_timeout_s = 60;
 };
 
 // Models `options.xml_path` and prints it in `options.format`; returns the exit code. Errors are thrown
@@ -57,6 +60,13 @@ int run_topo_live_mode(const TopoOptions& options, const std::vector<std::string
   live.ask_nccl = !options.no_nccl;
   live.dump_xml = options.dump_xml;
   live.env_assignments = options.env_assignments;
+  live.mpi_timeout_seconds = options.mpi_timeout_s;
+  // Under mpirun/srun every host is discovered and rank 0 compares them.
+  const auto launch = runtime::detect_launch(Environment::from_process());
+  if (launch.parallel()) {
+    runtime::refuse_parallel_launch_without_mpi(launch, platform::mpi_built_in());
+    return run_topo_cluster(live, argv);
+  }
   return run_topo_live(live, argv);
 }
 
@@ -77,6 +87,10 @@ Command add_topo_command(CLI::App& parent, const std::vector<std::string>& argv)
                           "live: read /sys and /proc/cpuinfo below DIR (a snapshot) instead of this machine's");
   command.app->add_option("--dump-xml", options->dump_xml, "live: write the synthesized NCCL topology XML to FILE");
   command.app->add_flag("--no-nccl", options->no_nccl, "live: do not ask NCCL for its own topology (no child process)");
+  command.app->add_option("--timeout", options->mpi_timeout_s,
+                          "under mpirun/srun: seconds rank 0 waits for another rank at each step before it ends the job")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
   command.run = [options, argv] {
     if (options->xml_path.empty()) return run_topo_live_mode(*options, argv);
     if (!options->sysfs_root.empty() || !options->dump_xml.empty() || options->no_nccl) {

@@ -36,44 +36,51 @@ std::string unavailable_reason(const discover::SystemFacts& facts) {
 
 }  // namespace
 
-int run_topo_live(const TopoLiveOptions& options, const std::vector<std::string>& argv) {
-  Environment env = Environment::from_process();
+TopoLiveResult discover_topo_live(const TopoLiveOptions& options, const std::string& dump_xml_path) {
+  TopoLiveResult result{Environment::from_process(), {}, {}, ""};
   discover::LiveDiscoveryOptions discovery;
   discovery.sysfs_root = options.sysfs_root;
   discovery.ask_nccl = options.ask_nccl;
   discovery.nccl_timeout_seconds = options.nccl_timeout_seconds;
   for (const auto& assignment : options.env_assignments) {
     const auto [name, value] = parse_env_assignment(assignment);
-    env.set(name, value);
+    result.env.set(name, value);
     discovery.env_overrides.emplace_back(name, value);
   }
   const char* nvml_library = std::getenv("LINKSCOPE_NVML_LIBRARY");
   auto nvml = discover::make_nvml_library_source(nvml_library != nullptr ? nvml_library : "");
   auto cuda = platform::make_cuda_runtime_source();
-  const discover::LiveDiscovery live = discover::discover_live(*nvml, *cuda, env, discovery);
-  const std::string unavailable = unavailable_reason(live.facts);
+  result.live = discover::discover_live(*nvml, *cuda, result.env, discovery);
+  result.unavailable = unavailable_reason(result.live.facts);
 
-  if (!options.dump_xml.empty()) {
-    if (live.synthesized.xml.empty()) {
-      throw DeviceError(fmt::format("no topology XML to write to {}: {}", options.dump_xml,
-                                    unavailable.empty() ? live.synthesized.notes.back() : unavailable));
+  if (!dump_xml_path.empty()) {
+    if (result.live.synthesized.xml.empty()) {
+      throw DeviceError(fmt::format("no topology XML to write to {}: {}", dump_xml_path,
+                                    result.unavailable.empty() ? result.live.synthesized.notes.back() : result.unavailable));
     }
-    write_text_file(options.dump_xml, live.synthesized.xml);
+    write_text_file(dump_xml_path, result.live.synthesized.xml);
   }
-  const discover::LiveModelCheck check = discover::check_live_model(live, env);
+  result.check = discover::check_live_model(result.live, result.env);
+  return result;
+}
 
+std::string render_topo_live(const TopoLiveResult& result) {
+  if (!result.live.facts.driver.available) return report::render_sysfs_only_text(result.live.facts);
+  return report::render_topo_live_text(result.live, result.check);
+}
+
+int run_topo_live(const TopoLiveOptions& options, const std::vector<std::string>& argv) {
+  const TopoLiveResult result = discover_topo_live(options, options.dump_xml);
   if (options.format == "json") {
-    fmt::print("{}\n", run_to_json(discover::topo_live_run(live, check, env, argv)).dump(2));
+    fmt::print("{}\n", run_to_json(discover::topo_live_run(result.live, result.check, result.env, argv)).dump(2));
   } else if (options.format == "nccl-log") {
-    if (!check.ours) throw DeviceError(unavailable.empty() ? check.reason : unavailable);
-    fmt::print("{}", check.ours->nccl_log);
-  } else if (!live.facts.driver.available) {
-    fmt::print("{}", report::render_sysfs_only_text(live.facts));
+    if (!result.check.ours) throw DeviceError(result.unavailable.empty() ? result.check.reason : result.unavailable);
+    fmt::print("{}", result.check.ours->nccl_log);
   } else {
-    fmt::print("{}", report::render_topo_live_text(live, check));
+    fmt::print("{}", render_topo_live(result));
   }
   std::fflush(stdout);
-  if (!unavailable.empty()) throw DeviceError(unavailable);
+  if (!result.unavailable.empty()) throw DeviceError(result.unavailable);
   return 0;
 }
 

@@ -1,6 +1,9 @@
 #include "platform/mpi_session.hpp"
 
+#include <chrono>
 #include <cstdlib>
+#include <limits>
+#include <thread>
 
 #include <fmt/format.h>
 
@@ -26,6 +29,35 @@ void mpi_check(int code, const char* call) {
   int length = 0;
   MPI_Error_string(code, text, &length);
   throw Error(ExitCode::kDevice, fmt::format("{} failed: {}", call, text));
+}
+
+// One tag for every deadline-bound message: MPI keeps messages between two ranks in order, and the
+// blocking collectives above use MPI's own collective channel.
+constexpr int kTextTag = 7001;
+
+using Clock = std::chrono::steady_clock;
+
+// Polls until done or the deadline: spins for the first few milliseconds (barriers between benchmark
+// batches should release every rank at once), then sleeps briefly between polls.
+class Poll {
+ public:
+  explicit Poll(double timeout_s)
+      : start_(Clock::now()),
+        deadline_(start_ + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(timeout_s))) {}
+  bool expired() const { return Clock::now() > deadline_; }
+  void pause() const {
+    if (Clock::now() - start_ > std::chrono::milliseconds(20)) std::this_thread::sleep_for(std::chrono::microseconds(100));
+  }
+
+ private:
+  Clock::time_point start_, deadline_;
+};
+
+int message_size(const std::string& text) {
+  if (text.size() > static_cast<std::size_t>(std::numeric_limits<int>::max())) {
+    throw Error(ExitCode::kInternal, fmt::format("an MPI message of {} bytes is too large", text.size()));
+  }
+  return static_cast<int>(text.size());
 }
 
 MPI_Op to_mpi(MpiSession::Op op) {
@@ -110,6 +142,103 @@ void MpiSession::abort_job(int code) {
   std::_Exit(code);
 }
 
+void MpiSession::send_text(int dest, const std::string& text, double timeout_s, const std::string& what) {
+  MPI_Request request = MPI_REQUEST_NULL;
+  mpi_check(MPI_Isend(text.data(), message_size(text), MPI_CHAR, dest, kTextTag, MPI_COMM_WORLD, &request), "MPI_Isend");
+  const Poll poll(timeout_s);
+  for (int done = 0;;) {
+    mpi_check(MPI_Test(&request, &done, MPI_STATUS_IGNORE), "MPI_Test");
+    if (done != 0) return;
+    if (poll.expired()) wait_expired({dest}, timeout_s, what);
+    poll.pause();
+  }
+}
+
+std::string MpiSession::receive_text(int source, double timeout_s, const std::string& what) {
+  const Poll poll(timeout_s);
+  for (;;) {
+    int arrived = 0;
+    MPI_Status status;
+    mpi_check(MPI_Iprobe(source, kTextTag, MPI_COMM_WORLD, &arrived, &status), "MPI_Iprobe");
+    if (arrived != 0) {
+      int count = 0;
+      mpi_check(MPI_Get_count(&status, MPI_CHAR, &count), "MPI_Get_count");
+      std::string text(static_cast<std::size_t>(count), '\0');
+      mpi_check(MPI_Recv(text.data(), count, MPI_CHAR, source, kTextTag, MPI_COMM_WORLD, MPI_STATUS_IGNORE), "MPI_Recv");
+      return text;
+    }
+    if (poll.expired()) wait_expired({source}, timeout_s, what);
+    poll.pause();
+  }
+}
+
+std::vector<std::string> MpiSession::gather_text(const std::string& text, int root, const std::vector<int>& members,
+                                                 double timeout_s, const std::string& what) {
+  if (state_->rank != root) {
+    send_text(root, text, timeout_s, what);
+    return {};
+  }
+  std::vector<std::string> texts(members.size());
+  std::vector<std::size_t> pending;
+  for (std::size_t i = 0; i < members.size(); ++i) {
+    if (members[i] == root) {
+      texts[i] = text;
+    } else {
+      pending.push_back(i);
+    }
+  }
+  const Poll poll(timeout_s);
+  while (!pending.empty()) {
+    bool progress = false;
+    for (auto it = pending.begin(); it != pending.end();) {
+      int arrived = 0;
+      MPI_Status status;
+      mpi_check(MPI_Iprobe(members[*it], kTextTag, MPI_COMM_WORLD, &arrived, &status), "MPI_Iprobe");
+      if (arrived == 0) {
+        ++it;
+        continue;
+      }
+      texts[*it] = receive_text(members[*it], timeout_s, what);
+      it = pending.erase(it);
+      progress = true;
+    }
+    if (pending.empty()) break;
+    if (poll.expired()) {
+      std::vector<int> missing;
+      for (std::size_t i : pending) missing.push_back(members[i]);
+      wait_expired(missing, timeout_s, what);
+    }
+    if (!progress) poll.pause();
+  }
+  return texts;
+}
+
+std::string MpiSession::broadcast_text(const std::string& text, int root, const std::vector<int>& members,
+                                       double timeout_s, const std::string& what) {
+  if (state_->rank != root) return receive_text(root, timeout_s, what);
+  std::vector<MPI_Request> requests;
+  std::vector<int> peers;
+  for (int member : members) {
+    if (member == root) continue;
+    requests.push_back(MPI_REQUEST_NULL);
+    peers.push_back(member);
+    mpi_check(MPI_Isend(text.data(), message_size(text), MPI_CHAR, member, kTextTag, MPI_COMM_WORLD, &requests.back()),
+              "MPI_Isend");
+  }
+  const Poll poll(timeout_s);
+  for (;;) {
+    std::vector<int> missing;
+    for (std::size_t i = 0; i < requests.size(); ++i) {
+      int done = 0;
+      mpi_check(MPI_Test(&requests[i], &done, MPI_STATUS_IGNORE), "MPI_Test");
+      if (done == 0) missing.push_back(peers[i]);
+    }
+    if (missing.empty()) return text;
+    if (poll.expired()) wait_expired(missing, timeout_s, what);
+    poll.pause();
+  }
+}
+
 #else  // built without MPI
 
 struct MpiSession::State {};
@@ -134,7 +263,30 @@ void MpiSession::broadcast(void*, std::size_t, int) {}
 std::vector<std::string> MpiSession::gather(const std::string& text, int) { return {text}; }
 void MpiSession::barrier() {}
 void MpiSession::abort_job(int code) { std::_Exit(code); }
+void MpiSession::send_text(int, const std::string&, double, const std::string&) {}
+std::string MpiSession::receive_text(int, double, const std::string&) { return {}; }
+std::vector<std::string> MpiSession::gather_text(const std::string& text, int, const std::vector<int>&, double,
+                                                 const std::string&) {
+  return {text};
+}
+std::string MpiSession::broadcast_text(const std::string& text, int, const std::vector<int>&, double, const std::string&) {
+  return text;
+}
 
 #endif
+
+std::string MpiSession::rank_label(int rank) const {
+  if (rank >= 0 && static_cast<std::size_t>(rank) < rank_labels_.size()) return rank_labels_[static_cast<std::size_t>(rank)];
+  return fmt::format("rank {}", rank);
+}
+
+void MpiSession::wait_expired(const std::vector<int>& missing, double timeout_s, const std::string& what) {
+  // A peer that never answers would also block MPI_Finalize.
+  finalize_ = false;
+  std::string names;
+  for (std::size_t i = 0; i < missing.size() && i < 8; ++i) names += (i == 0 ? "" : ", ") + rank_label(missing[i]);
+  if (missing.size() > 8) names += fmt::format(" and {} more", missing.size() - 8);
+  throw MpiWaitTimeout(fmt::format("{} did not answer within {:g} s while {}", names, timeout_s, what), missing);
+}
 
 }  // namespace linkscope::platform

@@ -3,7 +3,10 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
+
+#include "core/error.hpp"
 
 // MPI for multi-process runs (one rank per GPU under mpirun/srun). The only code that includes mpi.h; it is
 // compiled with MPI only when CMake found it (LINKSCOPE_HAVE_MPI). Without MPI the session cannot be
@@ -12,6 +15,17 @@ namespace linkscope::platform {
 
 // True when this linkscope was built with MPI.
 bool mpi_built_in();
+
+// A wait for other ranks that ran past its deadline; `missing()` lists the ranks that did not answer.
+class MpiWaitTimeout : public TimeoutError {
+ public:
+  MpiWaitTimeout(const std::string& message, std::vector<int> missing)
+      : TimeoutError(message), missing_(std::move(missing)) {}
+  const std::vector<int>& missing() const { return missing_; }
+
+ private:
+  std::vector<int> missing_;
+};
 
 class MpiSession {
  public:
@@ -37,6 +51,24 @@ class MpiSession {
   // Every process's text, in rank order, at `root` (empty elsewhere).
   std::vector<std::string> gather(const std::string& text, int root);
   void barrier();
+
+  // Waits that never block past a deadline, over an explicit set of world ranks (`members`, which includes
+  // `root`). They poll (MPI_Iprobe, MPI_Test) instead of blocking, so a rank that died or hangs is named:
+  // past `timeout_s` seconds they throw MpiWaitTimeout ("rank 1 (node-b) did not answer within 30 s while
+  // <what>"), and the session stops finalizing (a peer may never answer): end the job with abort_job().
+  // Messages between two ranks arrive in the order they were sent, so every rank must make these calls in
+  // the same order as its peers.
+  void send_text(int dest, const std::string& text, double timeout_s, const std::string& what);
+  std::string receive_text(int source, double timeout_s, const std::string& what);
+  // Every member's text at `root`, in the order of `members` (empty elsewhere).
+  std::vector<std::string> gather_text(const std::string& text, int root, const std::vector<int>& members,
+                                       double timeout_s, const std::string& what);
+  // `root`'s text at every member.
+  std::string broadcast_text(const std::string& text, int root, const std::vector<int>& members, double timeout_s,
+                             const std::string& what);
+  // How timeout messages name a rank ("rank 1 (node-b)"); plain "rank 1" until set.
+  void set_rank_labels(std::vector<std::string> labels) { rank_labels_ = std::move(labels); }
+  std::string rank_label(int rank) const;
   // After a hang: skip MPI_Finalize, which could block on the peers.
   void abandon() { finalize_ = false; }
   // MPI_Abort(MPI_COMM_WORLD, code): ends every process of the job.
@@ -44,8 +76,11 @@ class MpiSession {
 
  private:
   struct State;
+  [[noreturn]] void wait_expired(const std::vector<int>& missing, double timeout_s, const std::string& what);
+
   std::unique_ptr<State> state_;
   bool finalize_ = true;
+  std::vector<std::string> rank_labels_;
 };
 
 }  // namespace linkscope::platform

@@ -2,7 +2,9 @@
 // shared library that `LINKSCOPE_NVML_LIBRARY` can point at. CLI tests use it to drive linkscope's real dlopen
 // loader and everything after it on machines without a GPU. Values: tests/fixtures/h200x2 captures.
 // FAKE_NVML_NO_FIELD_VALUES=1 makes nvmlDeviceGetFieldValues fail as on drivers before field support,
-// which exercises the loader's per-link fallback.
+// which exercises the loader's per-link fallback. For the MPI tests, where each rank plays another host:
+// FAKE_NVML_DRIVER_VERSION replaces the driver version, FAKE_NVML_GPU_COUNT=1 shows only the first GPU, and
+// FAKE_NVML_CRASH=1 makes nvmlInit_v2 abort the process (a rank that dies).
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -21,12 +23,17 @@ struct FakeGpu {
 
 const FakeGpu kGpus[] = {{"GPU-db0b843c-9616-d6f1-74d8-de3fe79dca28", "00000000:00:06.0", 6},
                          {"GPU-005980e6-efd3-0254-f791-a39d369f7e24", "00000000:00:07.0", 7}};
-constexpr unsigned kGpuCount = 2;
+constexpr unsigned kRecordedGpus = 2;
+
+unsigned gpu_count() {
+  const char* text = std::getenv("FAKE_NVML_GPU_COUNT");
+  return text != nullptr && std::strcmp(text, "1") == 0 ? 1 : kRecordedGpus;
+}
 constexpr nvml::Return kErrorInvalidArgument = 2;
 constexpr nvml::Return kErrorFunctionNotFound = 13;
 
 int index_of(nvml::Device device) { return static_cast<int>(reinterpret_cast<std::uintptr_t>(device)) - 1; }
-bool valid(nvml::Device device) { return index_of(device) >= 0 && index_of(device) < static_cast<int>(kGpuCount); }
+bool valid(nvml::Device device) { return index_of(device) >= 0 && index_of(device) < static_cast<int>(gpu_count()); }
 
 void copy(char* out, unsigned length, const char* text) {
   std::strncpy(out, text, length);
@@ -37,7 +44,10 @@ void copy(char* out, unsigned length, const char* text) {
 
 extern "C" {
 
-nvml::Return nvmlInit_v2() { return nvml::kSuccess; }
+nvml::Return nvmlInit_v2() {
+  if (const char* crash = std::getenv("FAKE_NVML_CRASH"); crash != nullptr && std::strcmp(crash, "1") == 0) std::abort();
+  return nvml::kSuccess;
+}
 nvml::Return nvmlShutdown() { return nvml::kSuccess; }
 const char* nvmlErrorString(nvml::Return rc) {
   switch (rc) {
@@ -49,7 +59,8 @@ const char* nvmlErrorString(nvml::Return rc) {
   }
 }
 nvml::Return nvmlSystemGetDriverVersion(char* version, unsigned length) {
-  copy(version, length, "580.159.04");
+  const char* version_override = std::getenv("FAKE_NVML_DRIVER_VERSION");
+  copy(version, length, version_override != nullptr ? version_override : "580.159.04");
   return nvml::kSuccess;
 }
 nvml::Return nvmlSystemGetCudaDriverVersion(int* version) {
@@ -62,11 +73,11 @@ nvml::Return nvmlSystemGetProcessName(unsigned pid, char* name, unsigned length)
   return nvml::kSuccess;
 }
 nvml::Return nvmlDeviceGetCount_v2(unsigned* count) {
-  *count = kGpuCount;
+  *count = gpu_count();
   return nvml::kSuccess;
 }
 nvml::Return nvmlDeviceGetHandleByIndex_v2(unsigned index, nvml::Device* device) {
-  if (index >= kGpuCount) return kErrorInvalidArgument;
+  if (index >= gpu_count()) return kErrorInvalidArgument;
   *device = reinterpret_cast<nvml::Device>(static_cast<std::uintptr_t>(index + 1));
   return nvml::kSuccess;
 }

@@ -1,0 +1,125 @@
+#include "cli/cluster_session.hpp"
+
+#include <unistd.h>
+
+#include <cstdio>
+
+#include <fmt/format.h>
+
+#include "cluster/host_identity.hpp"
+#include "core/environment.hpp"
+#include "core/error.hpp"
+#include "core/run.hpp"
+#include "linkscope/version.hpp"
+#include "platform/nccl_library.hpp"
+
+namespace linkscope::cli {
+
+ClusterSession::ClusterSession(platform::MpiSession& mpi, const std::vector<std::string>& argv, double timeout_s,
+                               const std::function<void(cluster::RankHello&)>& fill)
+    : mpi_(mpi), timeout_s_(timeout_s) {
+  cluster::RankHello hello;
+  hello.rank = mpi_.rank();
+  hello.pid = static_cast<int>(getpid());
+  hello.version = kVersion;
+  hello.git = kGitDescribe;
+  hello.arguments.assign(argv.begin() + (argv.empty() ? 0 : 1), argv.end());
+  hello.local_rank = mpi_.local_rank();
+  const std::string hostname = host_name();
+  hello.host = {hostname, hostname, "hostname"};
+  // A failure here is reported by rank 0 for every rank at once, instead of leaving the others waiting.
+  try {
+    hello.host = cluster::resolve_host_identity(Environment::from_process(), hostname, hello.rank);
+    if (fill) fill(hello);
+  } catch (const Error& e) {
+    hello.error = e.what();
+    hello.error_exit_code = to_int(e.code());
+  }
+  const auto hellos = gather_from_all(cluster::hello_to_json(hello).dump(), "collecting every rank's greeting");
+  std::string roster_text;
+  if (is_root()) {
+    std::vector<cluster::RankHello> parsed;
+    for (const auto& text : hellos) parsed.push_back(cluster::hello_from_json(nlohmann::json::parse(text)));
+    roster_text = cluster::roster_to_json(cluster::make_roster(parsed)).dump();
+  }
+  roster_ = cluster::roster_from_json(nlohmann::json::parse(broadcast(roster_text, "sending the roster")));
+  std::vector<std::string> labels;
+  for (int rank = 0; rank < roster_.world_size; ++rank) labels.push_back(roster_.rank_label(rank));
+  mpi_.set_rank_labels(labels);
+  if (!roster_.refusal.empty()) throw ClusterRefused(roster_.refusal_exit_code, roster_.refusal);
+}
+
+std::vector<int> ClusterSession::all_ranks() const {
+  std::vector<int> ranks;
+  for (int rank = 0; rank < mpi_.size(); ++rank) ranks.push_back(rank);
+  return ranks;
+}
+
+double ClusterSession::wait_s(double work_s) const {
+  return is_root() ? timeout_s_ + work_s : 2 * (timeout_s_ + work_s) + 10;
+}
+
+std::vector<std::string> ClusterSession::gather_from_leaders(const std::string& text, const std::string& what,
+                                                             double work_s) {
+  if (!leads_host() && !is_root()) return {};
+  std::vector<int> members = roster_.leaders();
+  auto texts = mpi_.gather_text(text, 0, members, wait_s(work_s), what);
+  return texts;
+}
+
+std::vector<std::string> ClusterSession::gather_from_all(const std::string& text, const std::string& what, double work_s) {
+  return mpi_.gather_text(text, 0, all_ranks(), wait_s(work_s), what);
+}
+
+std::string ClusterSession::broadcast(const std::string& text, const std::string& what, double work_s) {
+  return mpi_.broadcast_text(text, 0, all_ranks(), wait_s(work_s), what);
+}
+
+void ClusterSession::barrier(const std::string& what, double work_s) {
+  gather_from_all("", what, work_s);
+  broadcast("", what, work_s);
+}
+
+void fill_nccl_version(cluster::HostReport& report) {
+  try {
+    report.nccl_version = platform::nccl_library().version_string();
+  } catch (const Error& e) {
+    report.nccl_version_reason = e.what();
+  }
+}
+
+int run_cluster_command(const std::vector<std::string>& argv, double timeout_s,
+                        const std::function<void(cluster::RankHello&)>& fill,
+                        const std::function<int(ClusterSession&)>& body) {
+  auto mpi = std::make_unique<platform::MpiSession>(nullptr, nullptr);
+  // Ends the job from this rank: no other rank is left waiting for it.
+  const auto end_job = [&](const std::string& what, int code) {
+    std::fprintf(stderr, "linkscope: error (%s): %s; ending the MPI job\n", mpi->rank_label(mpi->rank()).c_str(),
+                 what.c_str());
+    std::fflush(stderr);
+    mpi->abort_job(code);
+  };
+  std::unique_ptr<ClusterSession> session;
+  try {
+    session = std::make_unique<ClusterSession>(*mpi, argv, timeout_s, fill);
+  } catch (const ClusterRefused& refused) {
+    // Every rank got the same refusal at the same step, so MPI ends normally. Only rank 0 says why.
+    const bool root = mpi->rank() == 0;
+    mpi.reset();
+    if (root) throw;
+    return to_int(refused.code());
+  } catch (const Error& e) {
+    end_job(e.what(), to_int(e.code()));
+  }
+  try {
+    const int code = body(*session);
+    session.reset();
+    return code;
+  } catch (const Error& e) {
+    end_job(e.what(), to_int(e.code()));
+  } catch (const std::exception& e) {
+    end_job(std::string("internal error: ") + e.what(), to_int(ExitCode::kInternal));
+  }
+}
+
+}  // namespace linkscope::cli

@@ -1,0 +1,35 @@
+#pragma once
+#include <string>
+
+#include "core/run.hpp"
+#include "report/report_tables.hpp"
+
+// The tables of a run made by several hosts (MPI): the hosts and how they differ (`system.hosts`,
+// `system.host_groups`, `system.host_differences`) and the cross-host measurements (`measurements.cross_host`).
+// Read from the Run alone, shared by the text, Markdown and HTML renderers.
+namespace linkscope::report {
+
+bool has_hosts(const RunDocument& run);
+bool has_cross_host(const RunDocument& run);
+
+Table hosts_table(const RunDocument& run);             // one row per host: ranks, group, versions, GPUs, NICs, differences
+Table host_groups_table(const RunDocument& run);       // groups of identical hosts
+Table host_differences_table(const RunDocument& run);  // per trait that differs: the common value and the other hosts
+Table host_findings_table(const RunDocument& run);     // per host: its own diagnosis (doctor under MPI)
+Table cross_host_matrix_table(const RunDocument& run); // host x host sendrecv GB/s
+Table cross_host_pairs_table(const RunDocument& run);  // per pair: GPUs, NICs, transport, size, GB/s, status
+Table cross_host_slow_table(const RunDocument& run);   // the slow hosts, pairs and failures named
+Table cross_host_all_reduce_table(const RunDocument& run);
+
+// One line on where the host names came from, e.g. "host names from LINKSCOPE_HOST_PER_RANK (one host per
+// rank)"; empty when every name is the machine's own.
+std::string host_identity_note(const RunDocument& run);
+
+// Aligned plain-text columns (two spaces apart) for the terminal renderers.
+std::string table_as_text(const Table& table, const std::string& indent = "  ");
+
+// What `topo`, `cluster` and `doctor` print about the hosts and the cross-host tests (empty sections left out).
+std::string render_hosts_text(const RunDocument& run);
+std::string render_cross_host_text(const RunDocument& run);
+
+}  // namespace linkscope::report
