@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cstdlib>
 #include <cstdio>
 #include <cstring>
 #include <map>
@@ -23,6 +24,8 @@
 #include "measure/collective_sweep.hpp"
 #include "measure/collective_watchdog.hpp"
 #include "measure/nccl_communicators.hpp"
+#include "plan/collective_options.hpp"
+#include "platform/cuda_resources.hpp"
 #include "runtime/nccl_log.hpp"
 
 namespace linkscope::cli {
@@ -437,6 +440,37 @@ std::optional<CrossHostOutcome> measure_cross_host(ClusterSession& session, cons
   const auto texts = session.gather_from_all(mine.dump(), "collecting the cross-host results", trailing_work_s);
   if (!session.is_root()) return std::nullopt;
   return assemble(session, hosts, options, plan, texts);
+}
+
+// The GPU a rank drives under MPI: one per rank, chosen by its node-local rank (or NCCL_TESTS_DEVICE), as
+// `linkscope coll` does; the reason when there is none.
+void fill_rank_device(cluster::RankHello& hello) {
+  const char* why = nullptr;
+  const int visible = platform::cuda_device_count_or_zero(&why);
+  if (visible == 0) {
+    hello.cuda_device_reason = why != nullptr ? why : "no GPU visible";
+    return;
+  }
+  try {
+    std::optional<int> first_device;
+    if (const char* text = std::getenv("NCCL_TESTS_DEVICE")) first_device = std::atoi(text);
+    hello.cuda_device = coll::select_local_devices(visible, 1, hello.local_rank, first_device).front();
+  } catch (const UsageError& e) {
+    hello.cuda_device_reason = e.what();
+  }
+}
+
+// The errors a cross-host result carries into the Run, one per failed pair and for the all_reduce.
+void record_cross_host_errors(RunDocument& run, const cluster::CrossHostResult& result) {
+  for (const auto& pair : result.pairs) {
+    if (pair.status == "ok") continue;
+    record_error(run, fmt::format("cross_host {} <-> {}", result.hosts[static_cast<std::size_t>(pair.a.host)],
+                                  result.hosts[static_cast<std::size_t>(pair.b.host)]),
+                 pair.status + ": " + pair.reason.value_or(""));
+  }
+  if (result.all_reduce_status != "ok" && result.all_reduce_status != "not run") {
+    record_error(run, "cross_host all_reduce", result.all_reduce_status + ": " + result.all_reduce_reason.value_or(""));
+  }
 }
 
 int cross_host_exit_code(const cluster::CrossHostResult& result) {

@@ -7,6 +7,7 @@
 #include "cli/cluster_session.hpp"
 #include "cluster/cross_host.hpp"
 #include "cluster/host_comparison.hpp"
+#include "core/run.hpp"
 #include "runtime/nccl_debug_capture.hpp"
 
 // The cross-host tests of `linkscope cluster` (and `doctor` under MPI), run by every rank of the job: NCCL
@@ -35,6 +36,13 @@ struct CrossHostOutcome {
 // fails in NCCL is recorded with its status and the rest goes on.
 std::optional<CrossHostOutcome> measure_cross_host(ClusterSession& session, const cluster::HostsComparison* hosts,
                                                    const CrossHostOptions& options, runtime::NcclDebugCapture& capture);
+
+// The GPU a rank drives under MPI (the greeting's cuda_device): one per rank, chosen by its node-local rank (or
+// NCCL_TESTS_DEVICE) as `linkscope coll` does; the reason when there is none.
+void fill_rank_device(cluster::RankHello& hello);
+
+// One error entry per failed pair, and for the all_reduce, in the Run's `errors`.
+void record_cross_host_errors(RunDocument& run, const cluster::CrossHostResult& result);
 
 // 4 when something timed out, 5 for wrong data, 3 for an NCCL/CUDA error, else 0.
 int cross_host_exit_code(const cluster::CrossHostResult& result);

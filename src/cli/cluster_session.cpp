@@ -2,7 +2,9 @@
 
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdio>
+#include <thread>
 
 #include <fmt/format.h>
 
@@ -73,6 +75,56 @@ std::vector<std::string> ClusterSession::gather_from_all(const std::string& text
 
 std::string ClusterSession::broadcast(const std::string& text, const std::string& what, double work_s) {
   return mpi_.broadcast_text(text, 0, all_ranks(), wait_s(work_s), what);
+}
+
+double ClusterSession::now_s() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+void ClusterSession::send_progress(double phase_start_s, const std::string& step) {
+  const nlohmann::json message = {{"progress", step}, {"elapsed_s", now_s() - phase_start_s}};
+  mpi_.send_text(0, message.dump(), wait_s(), "telling rank 0 about progress");
+}
+
+std::vector<std::string> ClusterSession::gather_from_leaders_with_progress(const std::string& text, const std::string& what,
+                                                                           double idle_s, double phase_start_s) {
+  if (!is_root()) {
+    if (leads_host()) mpi_.send_text(0, nlohmann::json({{"done", text}}).dump(), wait_s(), what);
+    return {};
+  }
+  const std::vector<int> leaders = roster_.leaders();
+  std::vector<std::string> texts(leaders.size());
+  std::vector<double> last_sign(leaders.size(), 0);  // elapsed seconds each leader last reported
+  std::vector<bool> done(leaders.size(), false);
+  for (std::size_t i = 0; i < leaders.size(); ++i) {
+    if (leaders[i] == 0) {
+      texts[i] = text;
+      done[i] = true;
+    }
+  }
+  for (;;) {
+    std::vector<int> silent;
+    bool pending = false;
+    for (std::size_t i = 0; i < leaders.size(); ++i) {
+      while (!done[i]) {
+        const auto message = mpi_.try_receive_text(leaders[i]);
+        if (!message) break;
+        const auto parsed = nlohmann::json::parse(*message);
+        if (parsed.contains("done")) {
+          texts[i] = parsed["done"].get<std::string>();
+          done[i] = true;
+        } else {
+          last_sign[i] = parsed.value("elapsed_s", last_sign[i]);
+        }
+      }
+      if (done[i]) continue;
+      pending = true;
+      if (now_s() - phase_start_s - last_sign[i] > idle_s) silent.push_back(leaders[i]);
+    }
+    if (!pending) return texts;
+    if (!silent.empty()) mpi_.wait_expired(silent, idle_s, what + " (no sign of life for that long)");
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
 }
 
 void ClusterSession::barrier(const std::string& what, double work_s) {

@@ -39,6 +39,16 @@ class ClusterSession {
   std::vector<std::string> gather_from_all(const std::string& text, const std::string& what, double work_s = 0);
   // Rank 0's text at every rank.
   std::string broadcast(const std::string& text, const std::string& what, double work_s = 0);
+  // For a long phase in which each host leader works on its own (doctor measuring every host): a leader tells
+  // rank 0 it is alive with send_progress() between its steps and sends its text when done. Rank 0 names a
+  // leader only when its last sign of life is `idle_s` seconds old (by the time since `phase_start` each side
+  // measures), so a slow host is waited for and a hung one is not. Returns the leaders' texts in host order at
+  // rank 0; other ranks take no part.
+  std::vector<std::string> gather_from_leaders_with_progress(const std::string& text, const std::string& what,
+                                                             double idle_s, double phase_start_s);
+  void send_progress(double phase_start_s, const std::string& step);
+  // Seconds on this rank's monotonic clock, for phase_start_s.
+  static double now_s();
   // Every rank waits for the others (rank 0 collects a word from each, then releases them).
   void barrier(const std::string& what, double work_s = 0);
 

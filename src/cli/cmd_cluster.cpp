@@ -2,7 +2,6 @@
 // NCCL sendrecv between one GPU of every pair of hosts (a host x host matrix), an all_reduce over every rank,
 // and the slow host or NIC named.
 #include <cstdio>
-#include <cstdlib>
 #include <memory>
 #include <optional>
 
@@ -21,8 +20,6 @@
 #include "core/size.hpp"
 #include "core/sweep.hpp"
 #include "discover/live_json.hpp"
-#include "plan/collective_options.hpp"
-#include "platform/cuda_resources.hpp"
 #include "platform/mpi_session.hpp"
 #include "report/cluster_tables.hpp"
 #include "runtime/launch_environment.hpp"
@@ -45,26 +42,6 @@ struct ClusterOptions {
   bool quiet = false;
   std::vector<std::string> argv;
 };
-
-}  // namespace
-
-// The GPU a rank drives under MPI: one per rank, chosen by its node-local rank (or NCCL_TESTS_DEVICE), as
-// `linkscope coll` does; the reason when there is none.
-void fill_rank_device(cluster::RankHello& hello) {
-  const char* why = nullptr;
-  const int visible = platform::cuda_device_count_or_zero(&why);
-  if (visible == 0) {
-    hello.cuda_device_reason = why != nullptr ? why : "no GPU visible";
-    return;
-  }
-  try {
-    std::optional<int> first_device;
-    if (const char* text = std::getenv("NCCL_TESTS_DEVICE")) first_device = std::atoi(text);
-    hello.cuda_device = coll::select_local_devices(visible, 1, hello.local_rank, first_device).front();
-  } catch (const UsageError& e) {
-    hello.cuda_device_reason = e.what();
-  }
-}
 
 // Every host leader discovers its machine (no NCCL child: the cross-host tests run NCCL themselves) and rank 0
 // compares the hosts. `mine` receives this leader's own discovery.
@@ -89,21 +66,6 @@ std::optional<cluster::HostsComparison> gather_host_facts(ClusterSession& sessio
   for (const auto& text : texts) reports.push_back(cluster::host_report_from_json(nlohmann::json::parse(text)));
   return cluster::compare_hosts(reports);
 }
-
-// The errors a cross-host result carries into the Run, one per failed pair and for the all_reduce.
-void record_cross_host_errors(RunDocument& run, const cluster::CrossHostResult& result) {
-  for (const auto& pair : result.pairs) {
-    if (pair.status == "ok") continue;
-    record_error(run, fmt::format("cross_host {} <-> {}", result.hosts[static_cast<std::size_t>(pair.a.host)],
-                                  result.hosts[static_cast<std::size_t>(pair.b.host)]),
-                 pair.status + ": " + pair.reason.value_or(""));
-  }
-  if (result.all_reduce_status != "ok" && result.all_reduce_status != "not run") {
-    record_error(run, "cross_host all_reduce", result.all_reduce_status + ": " + result.all_reduce_reason.value_or(""));
-  }
-}
-
-namespace {
 
 int run_cluster(const ClusterOptions& options) {
   const Environment env = Environment::from_process();

@@ -14,6 +14,7 @@
 #include "report/json_report.hpp"
 #include "report/report_render.hpp"
 #include "report/summary_text.hpp"
+#include "runtime/launch_environment.hpp"
 
 #if __has_include("topo/topology_model.hpp")
 #include "topo/topology_model.hpp"
@@ -47,7 +48,9 @@ RunDocument run_from_topology_file(const DoctorOptions& options) {
 #endif
 }
 
-int exit_code_for(const RunDocument& run, const std::string& fail_on) {
+}  // namespace
+
+int doctor_exit_code(const RunDocument& run, const std::string& fail_on) {
   if (fail_on == "none") return 0;
   const diagnose::Severity limit = fail_on == "error" ? diagnose::Severity::kError : diagnose::Severity::kWarning;
   for (const auto& finding : diagnose::findings_from_json(run.findings)) {
@@ -56,12 +59,23 @@ int exit_code_for(const RunDocument& run, const std::string& fail_on) {
   return 0;
 }
 
+namespace {
+
 int run_doctor(const DoctorOptions& options) {
   if (!options.from_path.empty() && !options.xml_path.empty()) {
     throw UsageError("doctor: use --from RUN.json or --xml FILE, not both");
   }
   if (!options.from_path.empty() && !options.env_assignments.empty()) {
     throw UsageError("doctor: --env applies to a live run or --xml, not to a saved run (--from)");
+  }
+  const auto launch = runtime::detect_launch(Environment::from_process());
+  if (launch.parallel()) {
+    // A saved run or a topology file is read by rank 0 alone; the other ranks have nothing to do (no MPI).
+    if (!options.from_path.empty() || !options.xml_path.empty()) {
+      if (launch.world_rank != 0) return 0;
+    } else {
+      return run_doctor_cluster(options);
+    }
   }
   // Progress goes to stderr only once a step succeeded, so a failure stays a single error line.
   RunDocument run;
@@ -84,7 +98,7 @@ int run_doctor(const DoctorOptions& options) {
                source.c_str(), written.size(), options.output_dir.c_str(), options.output_dir.c_str());
   const std::string output = options.format == "json" ? report::render_json(run) : report::render_summary_text(run);
   std::fwrite(output.data(), 1, output.size(), stdout);
-  return exit_code_for(run, options.fail_on);
+  return doctor_exit_code(run, options.fail_on);
 }
 
 Command add_doctor_command(CLI::App& parent, const std::vector<std::string>& argv) {
@@ -110,6 +124,12 @@ Command add_doctor_command(CLI::App& parent, const std::vector<std::string>& arg
   command.app->add_option("--fail-on", options->fail_on, "exit 6 when a finding has this severity or worse")
       ->check(CLI::IsMember({"none", "warning", "error"}))
       ->capture_default_str();
+  command.app->add_option("--timeout", options->mpi_timeout_s,
+                          "under mpirun/srun: seconds rank 0 waits for another rank (and NCCL for progress) between hosts")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  command.app->add_flag("--cross-host-only", options->cross_host_only,
+                        "under mpirun/srun: hosts do not measure themselves; facts and the cross-host tests only");
   command.run = [options] { return run_doctor(*options); };
   return command;
 }

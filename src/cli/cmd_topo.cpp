@@ -96,6 +96,9 @@ Command add_topo_command(CLI::App& parent, const std::vector<std::string>& argv)
     if (!options->sysfs_root.empty() || !options->dump_xml.empty() || options->no_nccl) {
       throw UsageError("--sysfs-root, --dump-xml and --no-nccl describe the live machine; --xml models a file");
     }
+    // Under mpirun/srun a file is modelled once, by rank 0 (no MPI needed for that).
+    const auto launch = runtime::detect_launch(Environment::from_process());
+    if (launch.parallel() && launch.world_rank != 0) return 0;
     return run_topo_offline(*options, argv);
   };
   return command;

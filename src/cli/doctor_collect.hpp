@@ -1,4 +1,5 @@
 #pragma once
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -16,6 +17,11 @@ struct DoctorOptions {
   std::vector<std::string> env_assignments;   // --env NAME=VALUE (model NCCL as if set)
   std::string fail_on = "none";               // --fail-on none|warning|error: exit 6 at that severity
   std::vector<std::string> argv;              // the whole command line, for the Run document
+  // Under MPI (doctor_cluster.cpp)
+  double mpi_timeout_s = 60;                  // --timeout: how long rank 0 waits for another rank at each step
+  bool cross_host_only = false;               // --cross-host-only: no host measures itself, only between hosts
+  std::vector<std::string> child_unset_env;   // variables the measuring children must not inherit (the launcher's)
+  std::function<void(const std::string& step)> on_step_done;  // after each measuring step (progress to rank 0)
 };
 
 // The live "collect" step: discover the machine, build NCCL's model, make the hypotheses (diagnose::
@@ -23,5 +29,12 @@ struct DoctorOptions {
 // Run. The caller judges the hypotheses, runs the rules and writes the report. Throws linkscope::Error subclasses
 // (DeviceError without GPUs/driver, UsageError for bad options); per-item failures go into run.errors.
 RunDocument collect_live_run(const DoctorOptions& options);
+
+// The exit code of a diagnosed run under --fail-on (6 when a finding reaches that severity, else 0).
+int doctor_exit_code(const RunDocument& run, const std::string& fail_on);
+
+// `linkscope doctor` under mpirun/srun (doctor_cluster.cpp): every host's leader runs the live doctor on its own
+// host, then the cross-host tests run over all ranks, and rank 0 writes one report for the cluster.
+int run_doctor_cluster(const DoctorOptions& options);
 
 }  // namespace linkscope::cli

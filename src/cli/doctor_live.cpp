@@ -60,8 +60,8 @@ class TempFile {
 
 class StepRunner {
  public:
-  StepRunner(RunDocument& run, std::vector<std::string> env_assignments, int total)
-      : run_(run), env_assignments_(std::move(env_assignments)), total_(total) {}
+  StepRunner(RunDocument& run, const DoctorOptions& options, int total)
+      : run_(run), options_(options), total_(total) {}
 
   // Runs `linkscope ARGS --format json` in a child and merges its Run; a failing step becomes an error entry.
   void run(const std::string& step, std::vector<std::string> args) {
@@ -70,7 +70,8 @@ class StepRunner {
     const auto start = Clock::now();
     ChildSpec spec;
     spec.args = std::move(args);
-    spec.set_env = env_assignments_;
+    spec.set_env = options_.env_assignments;
+    spec.unset_env = options_.child_unset_env;
     // Each step bounds its own hangs (collective watchdogs, copy gates); this only catches a child stuck elsewhere.
     spec.timeout_seconds = 900;
     const ChildResult child = run_child(spec);
@@ -91,11 +92,12 @@ class StepRunner {
     if (!problem.empty()) record_error(run_, step, problem);
     std::fprintf(stderr, "linkscope doctor: [%d/%d] %s %s in %.1f s\n", index_, total_, step.c_str(),
                  problem.empty() ? "done" : "FAILED", seconds_since(start));
+    if (options_.on_step_done) options_.on_step_done(step);
   }
 
  private:
   RunDocument& run_;
-  std::vector<std::string> env_assignments_;
+  const DoctorOptions& options_;
   int total_;
   int index_ = 0;
 };
@@ -139,10 +141,11 @@ RunDocument collect_live_run(const DoctorOptions& options) {
   // Predictions are made from the hardware facts and the model before anything is measured.
   run.hypotheses = nlohmann::json::array();
   for (const auto& hypothesis : diagnose::make_hypotheses(run)) run.hypotheses.push_back(diagnose::hypothesis_to_json(hypothesis));
+  if (options.cross_host_only) return run;  // under MPI: this host's facts only, the cross-host tests follow
   std::fprintf(stderr, "linkscope doctor: %zu hypotheses stated; measuring\n", run.hypotheses.size());
 
   const int steps = 3 + static_cast<int>(profile.coll_ops.size()) + (profile.p2p_bidirectional ? 1 : 0);
-  StepRunner runner(run, options.env_assignments, steps);
+  StepRunner runner(run, options, steps);
   runner.run("p2p", {"p2p", "-b", profile.p2p_min, "-e", profile.p2p_max, "-f", profile.p2p_factor, "--max-time",
                      profile.p2p_max_time, "--format", "json"});
   if (profile.p2p_bidirectional) {

@@ -164,8 +164,12 @@ std::vector<SlowCulprit> find_slow(const CrossHostResult& result, const HostsCom
     }
   }
 
+  // A pair of a host already named is explained by that host.
+  const auto named = [&](int host) {
+    return std::any_of(culprits.begin(), culprits.end(), [&](const SlowCulprit& c) { return c.host == host; });
+  };
   for (const auto& pair : result.pairs) {
-    if (pair.status != "ok" || !pair.bandwidth_gbps) continue;
+    if (pair.status != "ok" || !pair.bandwidth_gbps || named(pair.a.host) || named(pair.b.host)) continue;
     std::optional<double> rate;
     std::string basis;
     for (const CrossHostEndpoint* e : {&pair.a, &pair.b}) {

@@ -65,7 +65,8 @@ struct SlowCulprit {
 
 // A host is slow when the median of its pairs is more than `slow_fraction` below the median of the pairs
 // that do not involve it (needs 3 hosts or more); a pair is slow when it reaches less than
-// kNicRateShare of the slower NIC's port rate (facts from `hosts`, when they name the NIC NCCL used).
+// kNicRateShare of the slower NIC's port rate (facts from `hosts`, when they name the NIC NCCL used) and neither
+// of its hosts is named already.
 inline constexpr double kSlowHostFraction = 0.10;
 // NCCL sendrecv reaches about 90% of an InfiniBand or RoCE port's rate; below 70% something is wrong.
 inline constexpr double kNicRateShare = 0.70;

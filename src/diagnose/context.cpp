@@ -42,6 +42,8 @@ Context make_context(const RunDocument& run) {
     if (it == context.evidence.env.end() || it->second != effect.value) effect.source = "model env (--env)";
   }
   context.busy_gpus = context.evidence.busy_ordinals();
+  if (run.system.is_object() && run.system.contains("host_differences")) context.host_differences = run.system["host_differences"];
+  if (run.measurements.is_object() && run.measurements.contains("cross_host")) context.cross_host = run.measurements["cross_host"];
   return context;
 }
 

@@ -17,6 +17,10 @@ struct Context {
   std::vector<EnvEffect> env_effects;
   // GPUs with other processes on them during the run: their slow numbers are attributed to that load.
   std::vector<int> busy_gpus;
+  // A run of several hosts (MPI): system.host_differences and measurements.cross_host as the run has them
+  // (docs/run-schema.md); empty array / null otherwise.
+  nlohmann::json host_differences = nlohmann::json::array();
+  nlohmann::json cross_host;
 
   bool is_busy(int cuda_ordinal) const;
   // Env a collective ran under (user env + its own overrides).

@@ -35,6 +35,8 @@ std::optional<Finding> rule_noisy_measurement(const Context& context);
 std::optional<Finding> rule_pair_asymmetric(const Context& context);
 std::optional<Finding> rule_gpu_slow(const Context& context);
 std::optional<Finding> rule_bandwidth_below_expected(const Context& context);
+std::optional<Finding> rule_host_differs(const Context& context);
+std::optional<Finding> rule_cross_host_slow(const Context& context);
 
 // Pairs (rank a < rank b) that NCCL's model joins by something other than NVLink although both GPUs have NVLinks
 // and at least the mesh share of identical pairs are NVLinked: a missing direct link (nvlink-missing).

@@ -154,19 +154,22 @@ void MpiSession::send_text(int dest, const std::string& text, double timeout_s, 
   }
 }
 
+std::optional<std::string> MpiSession::try_receive_text(int source) {
+  int arrived = 0;
+  MPI_Status status;
+  mpi_check(MPI_Iprobe(source, kTextTag, MPI_COMM_WORLD, &arrived, &status), "MPI_Iprobe");
+  if (arrived == 0) return std::nullopt;
+  int count = 0;
+  mpi_check(MPI_Get_count(&status, MPI_CHAR, &count), "MPI_Get_count");
+  std::string text(static_cast<std::size_t>(count), '\0');
+  mpi_check(MPI_Recv(text.data(), count, MPI_CHAR, source, kTextTag, MPI_COMM_WORLD, MPI_STATUS_IGNORE), "MPI_Recv");
+  return text;
+}
+
 std::string MpiSession::receive_text(int source, double timeout_s, const std::string& what) {
   const Poll poll(timeout_s);
   for (;;) {
-    int arrived = 0;
-    MPI_Status status;
-    mpi_check(MPI_Iprobe(source, kTextTag, MPI_COMM_WORLD, &arrived, &status), "MPI_Iprobe");
-    if (arrived != 0) {
-      int count = 0;
-      mpi_check(MPI_Get_count(&status, MPI_CHAR, &count), "MPI_Get_count");
-      std::string text(static_cast<std::size_t>(count), '\0');
-      mpi_check(MPI_Recv(text.data(), count, MPI_CHAR, source, kTextTag, MPI_COMM_WORLD, MPI_STATUS_IGNORE), "MPI_Recv");
-      return text;
-    }
+    if (auto text = try_receive_text(source)) return std::move(*text);
     if (poll.expired()) wait_expired({source}, timeout_s, what);
     poll.pause();
   }
@@ -191,14 +194,12 @@ std::vector<std::string> MpiSession::gather_text(const std::string& text, int ro
   while (!pending.empty()) {
     bool progress = false;
     for (auto it = pending.begin(); it != pending.end();) {
-      int arrived = 0;
-      MPI_Status status;
-      mpi_check(MPI_Iprobe(members[*it], kTextTag, MPI_COMM_WORLD, &arrived, &status), "MPI_Iprobe");
-      if (arrived == 0) {
+      auto text = try_receive_text(members[*it]);
+      if (!text) {
         ++it;
         continue;
       }
-      texts[*it] = receive_text(members[*it], timeout_s, what);
+      texts[*it] = std::move(*text);
       it = pending.erase(it);
       progress = true;
     }
@@ -265,6 +266,7 @@ void MpiSession::barrier() {}
 void MpiSession::abort_job(int code) { std::_Exit(code); }
 void MpiSession::send_text(int, const std::string&, double, const std::string&) {}
 std::string MpiSession::receive_text(int, double, const std::string&) { return {}; }
+std::optional<std::string> MpiSession::try_receive_text(int) { return std::nullopt; }
 std::vector<std::string> MpiSession::gather_text(const std::string& text, int, const std::vector<int>&, double,
                                                  const std::string&) {
   return {text};

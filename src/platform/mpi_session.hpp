@@ -2,6 +2,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -63,6 +64,10 @@ class MpiSession {
   // Every member's text at `root`, in the order of `members` (empty elsewhere).
   std::vector<std::string> gather_text(const std::string& text, int root, const std::vector<int>& members,
                                        double timeout_s, const std::string& what);
+  // A message from `source` if one has arrived, without waiting.
+  std::optional<std::string> try_receive_text(int source);
+  // Gives up a wait the caller polls itself: the same MpiWaitTimeout and the same end of finalizing as above.
+  [[noreturn]] void wait_expired(const std::vector<int>& missing, double timeout_s, const std::string& what);
   // `root`'s text at every member.
   std::string broadcast_text(const std::string& text, int root, const std::vector<int>& members, double timeout_s,
                              const std::string& what);
@@ -76,8 +81,6 @@ class MpiSession {
 
  private:
   struct State;
-  [[noreturn]] void wait_expired(const std::vector<int>& missing, double timeout_s, const std::string& what);
-
   std::unique_ptr<State> state_;
   bool finalize_ = true;
   std::vector<std::string> rank_labels_;

@@ -6,6 +6,7 @@
 
 #include "cluster/roster.hpp"
 #include "diagnose/text.hpp"
+#include "report/svg_heatmap.hpp"
 
 namespace linkscope::report {
 
@@ -204,6 +205,41 @@ Table cross_host_all_reduce_table(const RunDocument& run) {
   return t;
 }
 
+std::string cross_host_heatmap_svg(const RunDocument& run) {
+  const json& matrix = at(cross(run), "matrix");
+  const json& names = at(matrix, "hosts");
+  if (!names.is_array() || names.size() < 2) return "";
+  Heatmap map;
+  map.id = "cross-host";
+  map.title = "NCCL sendrecv between hosts, GB/s per direction";
+  const json& sizes = at(cross(run), "sizes_bytes");
+  if (sizes.is_array() && !sizes.empty()) {
+    map.title += " at up to " + diagnose::format_bytes(sizes.back().get<std::uint64_t>());
+  }
+  map.row_axis = "host";
+  map.column_axis = "host";
+  for (const auto& name : names) map.labels.push_back(text(name));
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    std::vector<std::optional<double>> row;
+    for (std::size_t j = 0; j < names.size(); ++j) {
+      const json& value = matrix["bandwidth_gbps"][i][j];
+      row.push_back(value.is_number() ? std::optional<double>(value.get<double>()) : std::nullopt);
+    }
+    map.values.push_back(row);
+  }
+  return render_heatmap(map);
+}
+
+std::string cluster_scope_note(const RunDocument& run) {
+  if (!has_hosts(run) || hosts(run).size() < 2) return "";
+  int ranks = 0;
+  for (const auto& host : hosts(run)) ranks += static_cast<int>(at(host, "ranks").size());
+  return fmt::format("A cluster of {} hosts ({} ranks). The Hosts and Cross-host sections cover all of them; the "
+                     "other sections describe {}, the host of rank 0{}.",
+                     hosts(run).size(), ranks, text(at(run.config, "host")),
+                     at(hosts(run)[0], "run_file").is_string() ? " (every host's own run is in host-<name>.json)" : "");
+}
+
 std::string host_identity_note(const RunDocument& run) {
   std::vector<std::string> sources;
   for (const auto& host : hosts(run)) {
@@ -238,6 +274,44 @@ std::string table_as_text(const Table& table, const std::string& indent) {
     }
     while (!line.empty() && line.back() == ' ') line.pop_back();
     out += line + "\n";
+  }
+  return out;
+}
+
+std::string cluster_summary_lines(const RunDocument& run) {
+  std::string out;
+  if (has_hosts(run)) {
+    int ranks = 0;
+    for (const auto& host : hosts(run)) ranks += static_cast<int>(at(host, "ranks").size());
+    out += fmt::format("  cluster: {} host(s), {} rank(s), {} group(s) of identical hosts\n", hosts(run).size(), ranks,
+                       at(run.system, "host_groups").size());
+    for (const auto& d : at(run.system, "host_differences")) {
+      std::vector<std::string> others;
+      for (const auto& o : at(d, "others")) others.push_back(text(at(o, "host")) + " " + text(at(o, "value")));
+      out += fmt::format("  differs: {}: {} on most hosts; {}\n", text(at(d, "label")), text(at(d, "common_value")),
+                         join(others, "; "));
+    }
+  }
+  if (has_cross_host(run)) {
+    std::optional<double> low, high;
+    int measured = 0, failed = 0;
+    for (const auto& pair : at(cross(run), "pairs")) {
+      const json& value = at(pair, "bandwidth_gbps");
+      if (text(at(pair, "status")) != "ok") ++failed;
+      if (!value.is_number()) continue;
+      ++measured;
+      low = std::min(low.value_or(value.get<double>()), value.get<double>());
+      high = std::max(high.value_or(value.get<double>()), value.get<double>());
+    }
+    out += measured > 0 ? fmt::format("  cross-host sendrecv: {} pair(s), {:.1f} to {:.1f} GB/s per direction", measured, *low, *high)
+                        : std::string("  cross-host sendrecv: no pair measured");
+    if (failed > 0) out += fmt::format(", {} failed", failed);
+    const json& ar = at(cross(run), "all_reduce");
+    if (at(ar, "busbw_gbps").is_number()) {
+      out += fmt::format("; all_reduce busbw {:.1f} GB/s over {} ranks", ar["busbw_gbps"].get<double>(), text(at(ar, "nranks")));
+    }
+    out += "\n";
+    for (const auto& c : at(cross(run), "slow")) out += "  slow: " + text(at(c, "evidence")) + "\n";
   }
   return out;
 }

@@ -21,12 +21,23 @@ Table cross_host_pairs_table(const RunDocument& run);  // per pair: GPUs, NICs, 
 Table cross_host_slow_table(const RunDocument& run);   // the slow hosts, pairs and failures named
 Table cross_host_all_reduce_table(const RunDocument& run);
 
+// The host x host sendrecv matrix as a heatmap (empty with fewer than two hosts); file name in the report directory.
+inline constexpr const char* kCrossHostSvg = "cross-host-heatmap.svg";
+std::string cross_host_heatmap_svg(const RunDocument& run);
+
+// "cluster of 4 hosts (32 ranks); the sections below Hosts and Cross-host describe node-a (rank 0)"; empty for one host.
+std::string cluster_scope_note(const RunDocument& run);
+
 // One line on where the host names came from, e.g. "host names from LINKSCOPE_HOST_PER_RANK (one host per
 // rank)"; empty when every name is the machine's own.
 std::string host_identity_note(const RunDocument& run);
 
 // Aligned plain-text columns (two spaces apart) for the terminal renderers.
 std::string table_as_text(const Table& table, const std::string& indent = "  ");
+
+// Lines for the short summary: hosts, groups, what differs, the cross-host range and the slow hosts (empty for a
+// run of one host).
+std::string cluster_summary_lines(const RunDocument& run);
 
 // What `topo`, `cluster` and `doctor` print about the hosts and the cross-host tests (empty sections left out).
 std::string render_hosts_text(const RunDocument& run);

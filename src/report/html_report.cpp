@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "diagnose/text.hpp"
+#include "report/cluster_tables.hpp"
 #include "report/four_numbers_rows.hpp"
 #include "report/html_style.hpp"
 #include "report/report_data.hpp"
@@ -92,14 +93,22 @@ std::string render_html(const RunDocument& run) {
   if (!m.started_at.empty()) facts += " · started " + m.started_at + " UTC";
   out += escape_html(facts) + "</p>\n";
   if (!m.command_line.empty()) out += "<p class=\"facts\"><code>" + escape_html(m.command_line) + "</code></p>\n";
+  if (const std::string scope = cluster_scope_note(run); !scope.empty()) {
+    out += "<p class=\"facts\">" + escape_html(scope) + "</p>\n";
+  }
   out += "</header>\n";
 
   out += "<nav aria-label=\"sections\"><ul>";
-  for (const auto& [id, name] : std::vector<std::pair<std::string, std::string>>{
-           {"summary", "Summary"}, {"findings", "Findings"}, {"hypotheses", "Hypotheses"},
-           {"four-numbers", "Four numbers"}, {"topology", "Topology"}, {"p2p", "P2P"}, {"patterns", "Patterns"},
-           {"collectives", "Collectives"}, {"ladder", "Ladder"}, {"environment", "Environment"}, {"errors", "Errors"},
-           {"config", "Configuration"}}) {
+  std::vector<std::pair<std::string, std::string>> sections = {{"summary", "Summary"}, {"findings", "Findings"}};
+  if (has_hosts(run)) sections.emplace_back("hosts", "Hosts");
+  if (has_cross_host(run)) sections.emplace_back("cross-host", "Cross-host");
+  for (auto& section : std::vector<std::pair<std::string, std::string>>{
+           {"hypotheses", "Hypotheses"}, {"four-numbers", "Four numbers"}, {"topology", "Topology"}, {"p2p", "P2P"},
+           {"patterns", "Patterns"}, {"collectives", "Collectives"}, {"ladder", "Ladder"},
+           {"environment", "Environment"}, {"errors", "Errors"}, {"config", "Configuration"}}) {
+    sections.push_back(std::move(section));
+  }
+  for (const auto& [id, name] : sections) {
     out += fmt::format("<li><a href=\"#{}\">{}</a></li>", id, name);
   }
   out += "</ul></nav>\n<main>\n";
@@ -141,6 +150,31 @@ std::string render_html(const RunDocument& run) {
   if (data.findings.empty()) out += "<p class=\"ok\">No finding: nothing looks wrong in what was measured.</p>\n";
   for (const auto& f : data.findings) out += finding_html(f);
   out += "</section>\n";
+
+  if (has_hosts(run)) {
+    out += section_open("hosts", "Hosts");
+    if (const std::string note = host_identity_note(run); !note.empty()) out += "<p>Note: " + escape_html(note) + ".</p>\n";
+    out += table_html(hosts_table(run));
+    out += "<h3>Groups of identical hosts</h3>\n" + table_html(host_groups_table(run));
+    out += "<h3>Differences between hosts</h3>\n";
+    out += table_or(host_differences_table(run),
+                    "None: driver, CUDA, NCCL, GPUs, NVLinks, PCIe widths and NICs are the same on every host.");
+    if (const auto findings = host_findings_table(run); !findings.empty()) {
+      out += "<h3>Each host's own diagnosis</h3>\n" + table_html(findings);
+    }
+    out += "</section>\n";
+  }
+  if (has_cross_host(run)) {
+    out += section_open("cross-host", "Cross-host");
+    out += "<p>NCCL sendrecv between one GPU of each pair of hosts (GB/s per direction at the largest size), then an "
+           "all_reduce over every rank.</p>\n";
+    out += figure(cross_host_heatmap_svg(run), "row and column = host; each cell is one pair measured both ways at once");
+    out += table_or(cross_host_matrix_table(run), "Fewer than two hosts: nothing to measure between hosts.", "matrix", true);
+    out += table_or(cross_host_pairs_table(run), "No host pair was measured.");
+    out += "<h3>all_reduce over every rank</h3>\n" + table_or(cross_host_all_reduce_table(run), "Not run.");
+    out += "<h3>Slow hosts and NICs</h3>\n" + table_or(cross_host_slow_table(run), "None found.");
+    out += "</section>\n";
+  }
 
   out += section_open("hypotheses", "Hypotheses");
   out += "<p>Predictions made from the hardware facts and NCCL's model before measuring, judged by the "

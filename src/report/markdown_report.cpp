@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "diagnose/text.hpp"
+#include "report/cluster_tables.hpp"
 #include "report/report_data.hpp"
 #include "report/report_format.hpp"
 #include "report/report_svgs.hpp"
@@ -70,6 +71,7 @@ std::string render_markdown(const RunDocument& run, const MarkdownOptions& optio
   if (!m.started_at.empty()) facts += " · started " + m.started_at;
   out += facts + "\n\n";
   if (!m.command_line.empty()) out += "`" + m.command_line + "`\n\n";
+  if (const std::string scope = cluster_scope_note(run); !scope.empty()) out += scope + "\n\n";
 
   // Summary and findings first.
   out += "## Summary\n\n";
@@ -89,6 +91,29 @@ std::string render_markdown(const RunDocument& run, const MarkdownOptions& optio
     for (const auto& line : f.evidence) out += "- " + line + "\n";
     out += "\n**Why it matters:** " + f.explanation + "\n\n";
     if (!f.next_command.empty()) out += "**Next:** `" + f.next_command + "`\n\n";
+  }
+
+  if (has_hosts(run)) {
+    out += "## Hosts\n\n";
+    if (const std::string note = host_identity_note(run); !note.empty()) out += "_Note: " + note + "._\n\n";
+    out += table_text(hosts_table(run));
+    out += "### Groups of identical hosts\n\n" + table_text(host_groups_table(run));
+    out += "### Differences between hosts\n\n";
+    out += table_or(host_differences_table(run), "None: driver, CUDA, NCCL, GPUs, NVLinks, PCIe widths and NICs are the "
+                                                 "same on every host.");
+    if (const auto findings = host_findings_table(run); !findings.empty()) {
+      out += "### Each host's own diagnosis\n\n" + table_text(findings);
+    }
+  }
+  if (has_cross_host(run)) {
+    out += "## Cross-host\n\n";
+    out += "NCCL sendrecv between one GPU of each pair of hosts (GB/s per direction at the largest size), then an "
+           "all_reduce over every rank.\n\n";
+    out += image(kCrossHostSvg, "cross-host matrix");
+    out += table_or(cross_host_matrix_table(run), "Fewer than two hosts: nothing to measure between hosts.");
+    out += table_or(cross_host_pairs_table(run), "No host pair was measured.");
+    out += "### all_reduce over every rank\n\n" + table_or(cross_host_all_reduce_table(run), "Not run.");
+    out += "### Slow hosts and NICs\n\n" + table_or(cross_host_slow_table(run), "None found.");
   }
 
   out += "## Hypotheses\n\n";

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "diagnose/text.hpp"
+#include "report/cluster_tables.hpp"
 #include "report/report_format.hpp"
 #include "report/svg_bar_chart.hpp"
 #include "report/svg_heatmap.hpp"
@@ -79,6 +80,7 @@ std::vector<NamedSvg> report_svgs(const RunDocument& run, const ReportData& data
     if (!svg.empty()) svgs.push_back({std::move(file), std::move(svg)});
   };
   add(kTopologySvg, render_topology_svg(run));
+  add(kCrossHostSvg, cross_host_heatmap_svg(run));
   for (const auto& matrix : data.matrices) add(p2p_heatmap_file(matrix.method), heatmap_svg(matrix));
   for (const auto& [method, series] : data.copy_curves) {
     bool multi_size = false;

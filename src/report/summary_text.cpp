@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "diagnose/text.hpp"
+#include "report/cluster_tables.hpp"
 #include "report/four_numbers_rows.hpp"
 #include "report/report_data.hpp"
 #include "report/report_format.hpp"
@@ -23,6 +24,7 @@ std::string render_summary_text(const RunDocument& run) {
   if (!m.cuda_version.empty()) versions += (versions.empty() ? "" : ", ") + std::string("CUDA ") + m.cuda_version;
   if (!m.nccl_version.empty()) versions += (versions.empty() ? "" : ", ") + std::string("NCCL ") + m.nccl_version;
   if (!versions.empty()) out += "  " + versions + "\n";
+  out += cluster_summary_lines(run);
 
   int counts[3] = {0, 0, 0};
   for (const auto& f : data.findings) ++counts[static_cast<int>(f.severity)];

@@ -1,5 +1,6 @@
 #include "runtime/launch_environment.hpp"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <optional>
@@ -22,19 +23,30 @@ std::optional<int> positive_int(const Environment& env, const char* name) {
   return static_cast<int>(value);
 }
 
+struct Source {
+  const char* size;
+  const char* rank;
+};
+// First match wins: the MPI launchers' own variables describe this job step more precisely than Slurm's
+// allocation-wide SLURM_NTASKS.
+constexpr Source kSources[] = {{"OMPI_COMM_WORLD_SIZE", "OMPI_COMM_WORLD_RANK"},
+                               {"PMI_SIZE", "PMI_RANK"},
+                               {"SLURM_STEP_NUM_TASKS", "SLURM_PROCID"},
+                               {"SLURM_NTASKS", "SLURM_PROCID"}};
+
 }  // namespace
 
+std::vector<std::string> launch_variable_names() {
+  std::vector<std::string> names;
+  for (const auto& source : kSources) {
+    for (const char* name : {source.size, source.rank}) {
+      if (std::find(names.begin(), names.end(), name) == names.end()) names.emplace_back(name);
+    }
+  }
+  return names;
+}
+
 LaunchEnvironment detect_launch(const Environment& env) {
-  struct Source {
-    const char* size;
-    const char* rank;
-  };
-  // First match wins: the MPI launchers' own variables describe this job step more precisely than Slurm's
-  // allocation-wide SLURM_NTASKS.
-  static constexpr Source kSources[] = {{"OMPI_COMM_WORLD_SIZE", "OMPI_COMM_WORLD_RANK"},
-                                        {"PMI_SIZE", "PMI_RANK"},
-                                        {"SLURM_STEP_NUM_TASKS", "SLURM_PROCID"},
-                                        {"SLURM_NTASKS", "SLURM_PROCID"}};
   LaunchEnvironment launch;
   for (const auto& source : kSources) {
     const auto size = positive_int(env, source.size);

@@ -1,5 +1,6 @@
 #pragma once
 #include <string>
+#include <vector>
 
 #include "core/environment.hpp"
 
@@ -19,6 +20,10 @@ struct LaunchEnvironment {
 // Slurm's SLURM_STEP_NUM_TASKS/SLURM_PROCID inside an srun
 // step, and SLURM_NTASKS/SLURM_PROCID. Non-numeric values are ignored.
 LaunchEnvironment detect_launch(const Environment& env);
+
+// Every variable detect_launch reads. A rank's child processes (doctor's steps) run without them, so that
+// they run alone instead of taking the parent's place in the MPI job.
+std::vector<std::string> launch_variable_names();
 
 // A build without MPI started as one of N > 1 tasks would run N independent single-process copies (each
 // printing its own results: nccl-tests issues #27, #213). Throws UsageError (exit 2) in that case.

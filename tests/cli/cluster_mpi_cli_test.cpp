@@ -225,5 +225,43 @@ TEST(ClusterMpiCli, ClusterNeedsTwoHostsAndSaysWhyNothingWasMeasured) {
   EXPECT_EQ(cross["all_reduce"]["status"], "not run");
 }
 
+TEST(ClusterMpiCli, DoctorWritesOneReportForTheCluster) {
+  REQUIRE_MPIRUN();
+  // No GPU is visible to CUDA here: each host is examined as far as its facts go, the report still covers both.
+  test::TempDir dir;
+  const std::string out = dir.path() + "/report";
+  const std::vector<std::string> args = {"doctor", "--quick", "-o", out, "--timeout", "20"};
+  const auto result = run_job(mpirun, {{fake_host("node-a"), args},
+                                       {fake_host("node-b", {"FAKE_NVML_DRIVER_VERSION=575.57.08"}), args}});
+  EXPECT_EQ(result.exit_code, 3) << result.err;
+  EXPECT_NE(result.err.find("linkscope: error: not every host could be examined: node-a: doctor found no usable CUDA GPU"),
+            std::string::npos)
+      << result.err;
+  EXPECT_NE(result.out.find("  cluster: 2 host(s), 2 rank(s), 2 group(s) of identical hosts"), std::string::npos) << result.out;
+  EXPECT_NE(result.out.find("  differs: NVIDIA driver: "), std::string::npos) << result.out;
+  EXPECT_NE(result.out.find("host-differs"), std::string::npos) << result.out;
+  const auto run = nlohmann::json::parse(test::read_text(out + "/run.json"));
+  EXPECT_EQ(run["config"]["subcommand"], "doctor");
+  EXPECT_EQ(run["system"]["hosts"].size(), 2u);
+  EXPECT_EQ(run["system"]["hosts"][1]["system"]["driver"]["version"], "575.57.08");
+  EXPECT_TRUE(run["measurements"].contains("cross_host"));
+  const std::string html = test::read_text(out + "/report.html");
+  EXPECT_NE(html.find("<section id=\"hosts\">"), std::string::npos);
+  EXPECT_NE(html.find("<section id=\"cross-host\">"), std::string::npos);
+}
+
+TEST(ClusterMpiCli, OfflineCommandsRunOnceUnderMpirun) {
+  REQUIRE_MPIRUN();
+  test::TempDir dir;
+  const std::vector<std::string> args = {"doctor", "--from", test::fixture("runs/h200x2-healthy.json"), "-o", dir.path() + "/r"};
+  const auto doctor = run_job(mpirun, {{{}, args}, {{}, args}});
+  EXPECT_EQ(doctor.exit_code, 0) << doctor.err;
+  EXPECT_EQ(count(doctor.out, "linkscope doctor: "), 1) << doctor.out;
+  const std::vector<std::string> topo = {"topo", "--xml", test::fixture("h200x2/nccl-topo-dump.xml")};
+  const auto model = run_job(mpirun, {{{}, topo}, {{}, topo}});
+  EXPECT_EQ(model.exit_code, 0) << model.err;
+  EXPECT_EQ(count(model.out, "NCCL 2.28.9 topology model of "), 1) << model.out;
+}
+
 }  // namespace
 }  // namespace linkscope

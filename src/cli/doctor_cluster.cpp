@@ -1,0 +1,193 @@
+// `linkscope doctor` under mpirun/srun: each host's leader runs the live doctor on its own host (in its own
+// child processes, as a single-host doctor does), rank 0 gathers every host's diagnosed run, then all ranks run
+// the cross-host tests, and rank 0 writes one report for the cluster: its own host's sections, a section per
+// host (facts, differences, findings) and the cross-host matrix. Every host's whole run is kept beside it.
+#include <cstdio>
+#include <optional>
+
+#include <fmt/format.h>
+
+#include "cli/cluster_measure.hpp"
+#include "cli/cluster_session.hpp"
+#include "cli/doctor_collect.hpp"
+#include "cli/doctor_profile.hpp"
+#include "cli/topo_live.hpp"
+#include "cluster/host_comparison.hpp"
+#include "cluster/host_report.hpp"
+#include "core/environment.hpp"
+#include "core/error.hpp"
+#include "core/run.hpp"
+#include "core/size.hpp"
+#include "core/sweep.hpp"
+#include "diagnose/diagnose.hpp"
+#include "discover/live_json.hpp"
+#include "platform/mpi_session.hpp"
+#include "report/json_report.hpp"
+#include "report/report_format.hpp"
+#include "report/report_render.hpp"
+#include "report/summary_text.hpp"
+#include "runtime/launch_environment.hpp"
+#include "runtime/nccl_debug_capture.hpp"
+
+namespace linkscope::cli {
+
+namespace {
+
+using nlohmann::json;
+
+// The cross-host sizes and sampling budget of each doctor profile.
+CrossHostOptions cross_host_options(const DoctorOptions& options) {
+  CrossHostOptions cross;
+  SweepSpec sweep{parse_size("1M"), parse_size("256M"), 16, 0};
+  cross.max_time_s = 0.2;
+  if (options.profile == "quick") {
+    sweep = {parse_size("4M"), parse_size("64M"), 4, 0};
+    cross.max_time_s = 0.1;
+  } else if (options.profile == "full") {
+    sweep = {parse_size("1M"), parse_size("1G"), 4, 0};
+    cross.max_time_s = 0.3;
+  }
+  cross.sizes = sweep_sizes(sweep);
+  cross.timeout_s = options.mpi_timeout_s;
+  return cross;
+}
+
+// This host's own doctor run (diagnosed), or its facts alone when it cannot measure (no usable GPU): what the
+// leader sends rank 0. `run` is set when there is a run.
+json examine_host(const ClusterSession& session, const DoctorOptions& options, std::optional<RunDocument>& run) {
+  cluster::HostReport host = cluster::host_report_for(session.roster(), session.my_host_index());
+  fill_nccl_version(host);
+  try {
+    RunDocument mine = collect_live_run(options);
+    diagnose::diagnose(mine, false);
+    host.system = mine.system;
+    run = std::move(mine);
+  } catch (const Error& e) {
+    host.error = e.what();
+    try {  // the facts still tell rank 0 how this host differs
+      TopoLiveOptions facts;
+      facts.ask_nccl = false;
+      const TopoLiveResult found = discover_topo_live(facts, "");
+      host.system = discover::live_discovery_to_json(found.live, found.check);
+    } catch (const Error&) {
+    }
+  }
+  return {{"host", cluster::host_report_to_json(host)}, {"run", run ? run_to_json(*run) : json(nullptr)}};
+}
+
+std::string host_file(const std::string& host) { return "host-" + report::slug(host) + ".json"; }
+
+// Each host's own diagnosis next to its facts in `system.hosts`, and its whole run as a file of the report.
+void add_host_runs(RunDocument& cluster_run, const std::vector<std::optional<RunDocument>>& runs) {
+  auto& hosts = cluster_run.system["hosts"];
+  for (std::size_t i = 0; i < hosts.size() && i < runs.size(); ++i) {
+    if (!runs[i]) {
+      hosts[i]["findings"] = nullptr;
+      continue;
+    }
+    hosts[i]["findings"] = runs[i]->findings;
+    hosts[i]["run_errors"] = runs[i]->errors;
+    json verdicts = json::object();
+    for (const auto& h : runs[i]->hypotheses) verdicts[h.value("id", "?")] = h.value("verdict", "?");
+    hosts[i]["hypotheses"] = verdicts;
+    hosts[i]["run_file"] = host_file(hosts[i].value("name", "host"));
+  }
+}
+
+}  // namespace
+
+int run_doctor_cluster(const DoctorOptions& options) {
+  const Environment env = Environment::from_process();
+  const auto launch = runtime::detect_launch(env);
+  runtime::refuse_parallel_launch_without_mpi(launch, platform::mpi_built_in());
+  const DoctorProfile profile = doctor_profile(options.profile);  // a bad profile is refused before MPI starts
+  const CrossHostOptions cross = cross_host_options(options);
+  DoctorOptions local = options;
+  local.child_unset_env = runtime::launch_variable_names();
+  // A host that shows no sign of life for one step's limit (doctor_live's 900 s per child) is named.
+  const double idle_s = 900 + options.mpi_timeout_s;
+  const int steps = 3 + static_cast<int>(profile.coll_ops.size()) + (profile.p2p_bidirectional ? 1 : 0);
+
+  return run_cluster_command(options.argv, options.mpi_timeout_s, fill_rank_device, [&](ClusterSession& session) {
+    const cluster::Roster& roster = session.roster();
+    session.barrier("starting each host's own measurements");
+    const double phase_start = ClusterSession::now_s();
+    std::optional<RunDocument> my_run;
+    std::string report_text;
+    if (session.leads_host()) {
+      if (!session.is_root()) local.on_step_done = [&](const std::string& step) { session.send_progress(phase_start, step); };
+      if (session.is_root()) {
+        std::fprintf(stderr, "linkscope doctor: %zu host(s), %d rank(s) under MPI; every host examines itself first\n",
+                     roster.hosts.size(), roster.world_size);
+      }
+      report_text = examine_host(session, local, my_run).dump();
+    }
+    const auto texts = session.gather_from_leaders_with_progress(report_text, "collecting every host's own diagnosis",
+                                                                 idle_s, phase_start);
+    // Ranks that are not leaders waited all along; the leaders are done now.
+    session.barrier("waiting for every host's own measurements", steps * 900.0);
+
+    std::optional<cluster::HostsComparison> hosts;
+    std::vector<std::optional<RunDocument>> host_runs;
+    if (session.is_root()) {
+      std::vector<cluster::HostReport> reports;
+      for (const auto& text : texts) {
+        const json parsed = json::parse(text);
+        reports.push_back(cluster::host_report_from_json(parsed["host"]));
+        host_runs.push_back(parsed["run"].is_null() ? std::nullopt
+                                                    : std::optional<RunDocument>(run_from_json(parsed["run"], "a host's run")));
+      }
+      hosts = cluster::compare_hosts(reports);
+    }
+
+    // NCCL's log is recorded from here on (the measuring children above had their own).
+    runtime::NcclDebugCapture capture(env);
+    capture.apply();
+    const auto outcome = measure_cross_host(session, hosts ? &*hosts : nullptr, cross, capture);
+    capture.remove_files();
+    if (!session.is_root()) return 0;
+
+    RunDocument run = my_run ? *my_run : make_run("doctor", options.argv);
+    if (!my_run && hosts->hosts.front().system.is_object()) run.system = hosts->hosts.front().system;  // facts, no run
+    run.config["subcommand"] = "doctor";
+    run.config["host"] = session.my_host().name;
+    run.config["profile"] = options.profile;
+    run.config["cluster"] = {{"hosts", roster.hosts.size()},       {"ranks", roster.world_size},
+                             {"sizes_bytes", cross.sizes},         {"max_time_s", cross.max_time_s},
+                             {"timeout_s", cross.timeout_s},       {"cross_host_only", options.cross_host_only}};
+    run.environment["launch"] = launch.launcher;
+    cluster::add_hosts_to_system(run.system, *hosts);
+    add_host_runs(run, host_runs);
+    run.measurements["cross_host"] = cluster::cross_host_to_json(outcome->result, outcome->slow);
+    record_cross_host_errors(run, outcome->result);
+    std::vector<std::string> unexamined;
+    for (const auto& host : hosts->hosts) {
+      if (host.error.empty()) continue;
+      unexamined.push_back(host.name + ": " + host.error);
+      record_error(run, "host " + host.name, host.error);
+    }
+    diagnose::diagnose(run, false);  // this host's hypotheses judged again, every rule (the cluster's too)
+
+    auto written = report::write_report_directory(options.output_dir, run);
+    for (std::size_t i = 0; i < host_runs.size(); ++i) {
+      if (!host_runs[i]) continue;
+      const std::string path = options.output_dir + "/" + host_file(hosts->hosts[i].name);
+      write_run_file(path, *host_runs[i]);
+      written.push_back(path);
+    }
+    std::fprintf(stderr, "linkscope doctor: diagnosed %zu host(s); wrote %zu files to %s (open %s/report.html)\n",
+                 roster.hosts.size(), written.size(), options.output_dir.c_str(), options.output_dir.c_str());
+    const std::string output = options.format == "json" ? report::render_json(run) : report::render_summary_text(run);
+    std::fwrite(output.data(), 1, output.size(), stdout);
+    std::fflush(stdout);
+    if (!unexamined.empty()) {
+      std::string message;
+      for (const auto& line : unexamined) message += (message.empty() ? "" : "; ") + line;
+      std::fprintf(stderr, "linkscope: error: not every host could be examined: %s\n", message.c_str());
+      return to_int(ExitCode::kDevice);
+    }
+    return doctor_exit_code(run, options.fail_on);
+  });
+}
+
+}  // namespace linkscope::cli
