@@ -255,6 +255,10 @@ json measure_pair(ClusterSession& session, runtime::NcclDebugCapture& capture, c
     out["reason"] = e.what();
   }
   add_nic(out, capture, log_start);  // the communicator is gone: NCCL wrote everything about it
+  // Both ends say they are done, so a partner that stopped (NCCL's watchdog fired above) is named now rather
+  // than at the next step of the whole job.
+  mpi.send_text(partner, "done", options.timeout_s, what + " (closing)");
+  mpi.receive_text(partner, options.timeout_s, what + " (closing)");
   return out;
 }
 

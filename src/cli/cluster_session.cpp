@@ -132,6 +132,17 @@ void ClusterSession::barrier(const std::string& what, double work_s) {
   broadcast("", what, work_s);
 }
 
+namespace {
+
+// Ends the job from this rank: no other rank is left waiting for it.
+[[noreturn]] void end_job(platform::MpiSession& mpi, const std::string& what, int code) {
+  std::fprintf(stderr, "linkscope: error (%s): %s; ending the MPI job\n", mpi.rank_label(mpi.rank()).c_str(), what.c_str());
+  std::fflush(stderr);
+  mpi.abort_job(code);
+}
+
+}  // namespace
+
 void fill_nccl_version(cluster::HostReport& report) {
   try {
     report.nccl_version = platform::nccl_library().version_string();
@@ -144,33 +155,29 @@ int run_cluster_command(const std::vector<std::string>& argv, double timeout_s,
                         const std::function<void(cluster::RankHello&)>& fill,
                         const std::function<int(ClusterSession&)>& body) {
   auto mpi = std::make_unique<platform::MpiSession>(nullptr, nullptr);
-  // Ends the job from this rank: no other rank is left waiting for it.
-  const auto end_job = [&](const std::string& what, int code) {
-    std::fprintf(stderr, "linkscope: error (%s): %s; ending the MPI job\n", mpi->rank_label(mpi->rank()).c_str(),
-                 what.c_str());
-    std::fflush(stderr);
-    mpi->abort_job(code);
-  };
   std::unique_ptr<ClusterSession> session;
   try {
     session = std::make_unique<ClusterSession>(*mpi, argv, timeout_s, fill);
   } catch (const ClusterRefused& refused) {
-    // Every rank got the same refusal at the same step, so MPI ends normally. Only rank 0 says why.
+    // Every rank got the same refusal at the same step, so MPI ends normally. Rank 0 says why before MPI ends
+    // and carries the exit code; the others exit 0, so that the launcher does not end the job (and rank 0's
+    // message with it) when they finish first.
     const bool root = mpi->rank() == 0;
+    if (root) std::fprintf(stderr, "linkscope: error: %s\n", refused.what());
+    std::fflush(stderr);
     mpi.reset();
-    if (root) throw;
-    return to_int(refused.code());
+    return root ? to_int(refused.code()) : 0;
   } catch (const Error& e) {
-    end_job(e.what(), to_int(e.code()));
+    end_job(*mpi, e.what(), to_int(e.code()));
   }
   try {
     const int code = body(*session);
     session.reset();
     return code;
   } catch (const Error& e) {
-    end_job(e.what(), to_int(e.code()));
+    end_job(*mpi, e.what(), to_int(e.code()));
   } catch (const std::exception& e) {
-    end_job(std::string("internal error: ") + e.what(), to_int(ExitCode::kInternal));
+    end_job(*mpi, std::string("internal error: ") + e.what(), to_int(ExitCode::kInternal));
   }
 }
 

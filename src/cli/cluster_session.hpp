@@ -67,8 +67,9 @@ class ClusterRefused : public Error {
   ClusterRefused(int code, const std::string& message) : Error(static_cast<ExitCode>(code), message) {}
 };
 
-// Runs `body` as one rank of the job. Rank 0 reports a refusal as the usual one-line error (the job ends with
-// its exit code; other ranks stay silent). A wait that expired, or any other failure once the ranks are
+// Runs `body` as one rank of the job. Rank 0 reports a refusal as the usual one-line error and exits with its
+// code; the other ranks stay silent and exit 0 (a launcher ends the whole job when one rank exits non-zero, which
+// could cut rank 0's message). Bodies follow the same rule: rank 0 prints and returns the code. A wait that expired, or any other failure once the ranks are
 // coupled, prints "linkscope: error (rank R on HOST): ..." and ends the whole job with MPI_Abort, so no
 // rank is left waiting.
 int run_cluster_command(const std::vector<std::string>& argv, double timeout_s,

@@ -95,8 +95,9 @@ int run_cluster(const ClusterOptions& options) {
                      "linkscope: error: linkscope cluster needs ranks on two hosts or more; all %d ranks run on %s "
                      "(to test one machine as several hosts, set %s=1 for every rank: docs/multi-node.md)\n",
                      roster.world_size, roster.hosts.front().name.c_str(), cluster::kHostPerRankVariable);
+        return to_int(ExitCode::kUsage);
       }
-      return to_int(ExitCode::kUsage);
+      return 0;
     }
     std::optional<TopoLiveResult> mine;
     const auto hosts = gather_host_facts(session, mine);

@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "cli/cluster_per_host.hpp"
 #include "cli/command.hpp"
 #include "core/environment.hpp"
 #include "core/error.hpp"
@@ -18,7 +19,6 @@
 #include "platform/cuda_resources.hpp"
 #include "report/ladder_peak.hpp"
 #include "report/ladder_table.hpp"
-#include "runtime/launch_environment.hpp"
 #include "runtime/nccl_log.hpp"
 
 namespace linkscope::cli {
@@ -129,9 +129,7 @@ int run_ladder(LadderState& s) {
   check.format = coll::OutputFormat::kJson;
   const coll::CollPlan plan = coll::make_coll_plan(check);
   const Environment env = Environment::from_process();
-  if (runtime::detect_launch(env).parallel()) {
-    throw UsageError("run `linkscope ladder` as one process (it starts one child process per layer), not under mpirun/srun");
-  }
+  if (const auto code = run_on_every_host(s.argv)) return *code;  // under mpirun/srun: once per host
   int gpus = s.gpus.value_or(0);
   if (!s.gpus) {
     const char* reason = nullptr;

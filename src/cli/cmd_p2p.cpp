@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include "cli/cluster_per_host.hpp"
 #include "cli/command.hpp"
 #include "core/environment.hpp"
 #include "core/error.hpp"
@@ -75,6 +76,7 @@ int exit_code_for(bool wrong, bool timeout, bool error) {
 }
 
 int run_p2p_command(const P2pOptions& o, const std::vector<std::string>& argv) {
+  if (const auto code = run_on_every_host(argv)) return *code;  // under mpirun/srun: once per host
   // Everything that can be checked without a GPU first (exit 2), then the driver (exit 3).
   plan::P2pRequest request;
   SweepSpec sweep;

@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "cli/cluster_per_host.hpp"
 #include "cli/command.hpp"
 #include "core/environment.hpp"
 #include "core/error.hpp"
@@ -42,6 +43,7 @@ void check_preset_names(const std::string& names) {
 }
 
 int run_patterns_command(const PatternsOptions& o, bool preset_given, const std::vector<std::string>& argv) {
+  if (const auto code = run_on_every_host(argv)) return *code;  // under mpirun/srun: once per host
   measure::PatternRequest request;
   check_preset_names(o.presets);
   std::optional<plan::PatternSpec> edges;

@@ -176,10 +176,17 @@ TEST(CollCli, MpiRunWithoutGpusEndsTheWholeJob) {
   EXPECT_TRUE(std::filesystem::is_empty(tmp.path())) << "NCCL log directories are removed before MPI_Abort";
 }
 
-TEST(LadderCli, RefusesToRunUnderALauncherAndBadFormats) {
-  auto r = run_command(kBinary, {"ladder", "-g", "2"}, {"OMPI_COMM_WORLD_SIZE=2", "OMPI_COMM_WORLD_RANK=0"});
-  EXPECT_EQ(r.exit_code, 2);
-  EXPECT_NE(r.err.find("run `linkscope ladder` as one process"), std::string::npos) << r.err;
+TEST(LadderCli, RunsOncePerHostUnderMpirunAndRefusesBadFormats) {
+  // Two ranks on one machine are one host: its leader runs the ladder once (no GPU here: its error, named).
+  auto r = run_command("mpirun", {"--allow-run-as-root", "--oversubscribe", "-np", "2", kBinary, "ladder", "-g", "2"},
+                       {"OMPI_ALLOW_RUN_AS_ROOT=1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1", "LINKSCOPE_HOST_NAME",
+                        "LINKSCOPE_HOST_PER_RANK"},
+                       60);
+  if (r.exit_code == 127) GTEST_SKIP() << "mpirun not found";
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_NE(r.exit_code, -9) << "must not hang";
+  EXPECT_EQ(r.out.find("== "), 0u) << r.out;  // one host, one header
+  EXPECT_NE(r.out.find("(ranks 0-1, measured by rank 0): exit "), std::string::npos) << r.out;
   r = run_command(kBinary, {"ladder", "--format", "nccl-tests"});
   EXPECT_EQ(r.exit_code, 2);
   r = run_command(kBinary, {"ladder", "allreducex"});
