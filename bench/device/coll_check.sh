@@ -4,7 +4,7 @@
 #   bench/device/coll_check.sh OUT_DIR
 #
 # Environment:
-#   LINKSCOPE        linkscope binary (default build/ci/linkscope, else build/ci/src/linkscope)
+#   LINKSCOPE        linkscope binary (default build/ci/linkscope)
 #   NCCL_TESTS_BIN   directory with nccl-tests binaries (all_reduce_perf ...); when set, the same nccl-tests
 #                    command runs right before each linkscope command
 #   LINKSCOPE_SYSTEM a Run document with a `system` section, passed to `ladder --system` for path peaks
@@ -18,7 +18,6 @@ out=${1:?usage: coll_check.sh OUT_DIR}
 mkdir -p "$out"
 here=$(cd "$(dirname "$0")/../.." && pwd)
 linkscope=${LINKSCOPE:-$here/build/ci/linkscope}
-if [[ ! -x $linkscope && -x $here/build/ci/src/linkscope ]]; then linkscope=$here/build/ci/src/linkscope; fi
 [[ -x $linkscope ]] || { echo "coll_check.sh: no linkscope binary at $linkscope (set LINKSCOPE)" >&2; exit 2; }
 ngpus=${NGPUS:-2}
 nccl_tests=${NCCL_TESTS_BIN:-}
@@ -95,8 +94,7 @@ fi
 run linkscope-ladder "$linkscope" ladder all_reduce -b 1M -e 512M -g "$ngpus" "${system_args[@]}" --output "$out/linkscope-ladder.json"
 
 # 6. The timeout path and the device tests, when the test binary is there.
-tests_bin=$(dirname "$(dirname "$linkscope")")/tests/linkscope_device_tests
-[[ -x $tests_bin ]] || tests_bin=$(dirname "$linkscope")/../tests/linkscope_device_tests
+tests_bin=$(dirname "$linkscope")/tests/linkscope_device_tests
 if [[ -x $tests_bin ]]; then run device-tests-coll "$tests_bin" --gtest_filter='Coll*'; fi
 
 # Summary: out-of-place busbw of nccl-tests rows next to linkscope's median busbw, CV and samples.

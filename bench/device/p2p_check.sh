@@ -4,7 +4,7 @@
 # against the targets. Text, JSON and stderr logs go to OUT_DIR.
 #
 #   bench/device/p2p_check.sh OUT_DIR
-#   env: LINKSCOPE   binary (default build/ci/linkscope, else build/ci/src/linkscope)
+#   env: LINKSCOPE   binary (default build/ci/linkscope)
 #        NVBANDWIDTH optional path of an nvbandwidth binary: its numbers on this machine become the references;
 #                    otherwise the 2 x H200 anchors (research/anchors-h200x2.md) are used
 #        PAIRS       pairs for the 512 MiB and latency runs (default: all)
@@ -21,7 +21,6 @@ out=$1
 mkdir -p "$out"
 if [ -z "${LINKSCOPE:-}" ]; then
   LINKSCOPE=build/ci/linkscope
-  [ -x "$LINKSCOPE" ] || LINKSCOPE=build/ci/src/linkscope
 fi
 export NCCL_NVLS_ENABLE=0
 pair_args=()

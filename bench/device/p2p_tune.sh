@@ -4,7 +4,7 @@
 # per mode and variant family, and prints one compact table per mode, best first. Every copy is verified.
 #
 #   bench/device/p2p_tune.sh [OUT_DIR]            (default OUT_DIR: p2p-tune)
-#   env: LINKSCOPE (binary; default build/ci/linkscope, else build/ci/src/linkscope), SIZE (512M), PAIRS (0>1,1>0),
+#   env: LINKSCOPE (binary; default build/ci/linkscope), SIZE (512M), PAIRS (0>1,1>0),
 #        MAX_TIME (seconds per point, 0.5), VEC_ARGS / BULK_ARGS (override the shape lists below)
 #
 # Reference (2 x H200 NV18, nvbandwidth v0.8 at 512 MiB): SM read 376.2 GB/s, SM write 370.0 GB/s; the goal for
@@ -16,7 +16,6 @@ out=${1:-p2p-tune}
 mkdir -p "$out"
 if [ -z "${LINKSCOPE:-}" ]; then
   LINKSCOPE=build/ci/linkscope
-  [ -x "$LINKSCOPE" ] || LINKSCOPE=build/ci/src/linkscope
 fi
 export NCCL_NVLS_ENABLE=0
 size=${SIZE:-512M}

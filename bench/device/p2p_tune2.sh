@@ -16,7 +16,7 @@
 # the compact table printed at the end.
 #
 #   bench/device/p2p_tune2.sh [OUT_DIR]            (default OUT_DIR: p2p-tune2)
-#   env: LINKSCOPE (binary; default build/ci/src/linkscope, else build/ci/linkscope), SIZE (512M), MAX_TIME (seconds
+#   env: LINKSCOPE (binary; default build/ci/linkscope), SIZE (512M), MAX_TIME (seconds
 #        per point, 0.5), and the nvbandwidth references of the same machine: NVBW_SM_READ (376.2), NVBW_SM_WRITE
 #        (370.0), NVBW_CE_READ (394.0), NVBW_CE_BIDIR (778.96), NVBW_LATENCY_NS (829.5)
 set -uo pipefail
@@ -25,8 +25,7 @@ cd "$(dirname "$0")/../.."
 out=${1:-p2p-tune2}
 mkdir -p "$out"
 if [ -z "${LINKSCOPE:-}" ]; then
-  LINKSCOPE=build/ci/src/linkscope
-  [ -x "$LINKSCOPE" ] || LINKSCOPE=build/ci/linkscope
+  LINKSCOPE=build/ci/linkscope
 fi
 export NCCL_NVLS_ENABLE=0
 size=${SIZE:-512M}
