@@ -3,7 +3,7 @@
 # (LINKSCOPE_HOST_PER_RANK=1 names them <hostname>-rank0 and -rank1) and NCCL is forced onto its network
 # transport (NCCL_P2P_DISABLE=1 NCCL_SHM_DISABLE=1), so every cross-host path is a real NET connection.
 #
-#   bench/device/cluster_check.sh OUTPUT_DIR       (binary: $LINKSCOPE, default build/ci/src/linkscope)
+#   bench/device/cluster_check.sh OUTPUT_DIR       (binary: $LINKSCOPE, default build/ci/linkscope)
 #
 # Runs, each with stdout/stderr/exit code under OUTPUT_DIR (about 90 s in all):
 #   cluster-text / cluster-json   linkscope cluster: the 2 x 2 host matrix (sendrecv), the all_reduce, the NIC
@@ -19,7 +19,8 @@
 set -uo pipefail
 
 out=${1:?usage: cluster_check.sh OUTPUT_DIR}
-bin=${LINKSCOPE:-build/ci/src/linkscope}
+bin=${LINKSCOPE:-build/ci/linkscope}
+[ -x "$bin" ] || [ -n "${LINKSCOPE:-}" ] || bin=build/ci/src/linkscope  # builds before the binary moved
 bin=$(cd "$(dirname "$bin")" && pwd)/$(basename "$bin")
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
