@@ -38,7 +38,8 @@ constexpr int kTextTag = 7001;
 using Clock = std::chrono::steady_clock;
 
 // Polls until done or the deadline: spins for the first few milliseconds (barriers between benchmark
-// batches should release every rank at once), then sleeps briefly between polls.
+// batches should release every rank at once), then sleeps between polls, longer the longer the wait (ranks
+// idle through another host's measurements must not take CPU from them).
 class Poll {
  public:
   explicit Poll(double timeout_s)
@@ -46,7 +47,12 @@ class Poll {
         deadline_(start_ + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(timeout_s))) {}
   bool expired() const { return Clock::now() > deadline_; }
   void pause() const {
-    if (Clock::now() - start_ > std::chrono::milliseconds(20)) std::this_thread::sleep_for(std::chrono::microseconds(100));
+    const auto waited = Clock::now() - start_;
+    if (waited > std::chrono::seconds(1)) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    } else if (waited > std::chrono::milliseconds(20)) {
+      std::this_thread::sleep_for(std::chrono::microseconds(100));
+    }
   }
 
  private:
