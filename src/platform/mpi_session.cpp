@@ -200,12 +200,12 @@ std::vector<std::string> MpiSession::gather_text(const std::string& text, int ro
   while (!pending.empty()) {
     bool progress = false;
     for (auto it = pending.begin(); it != pending.end();) {
-      auto text = try_receive_text(members[*it]);
-      if (!text) {
+      auto arrived = try_receive_text(members[*it]);
+      if (!arrived) {
         ++it;
         continue;
       }
-      texts[*it] = std::move(*text);
+      texts[*it] = std::move(*arrived);
       it = pending.erase(it);
       progress = true;
     }
