@@ -32,10 +32,13 @@ TEST(ClusterDevice, TwoRanksAsTwoHostsOverNcclsNetwork) {
   LINKSCOPE_REQUIRE_GPUS(2);
   const std::string mpirun = find_mpirun();
   if (mpirun.empty()) GTEST_SKIP() << "mpirun not found on PATH: install openmpi-bin (scripts/install-deps.sh)";
+  // The device machine runs a copied build tree: LINKSCOPE names the binary there (as in bench/device/*.sh).
+  const char* moved = std::getenv("LINKSCOPE");
+  const std::string binary = moved != nullptr && *moved != '\0' ? moved : LINKSCOPE_BINARY;
   const auto result = test::run_command(
       mpirun,
       {"--allow-run-as-root", "--oversubscribe", "-np", "2", "-x", "LINKSCOPE_HOST_PER_RANK=1", "-x", "NCCL_P2P_DISABLE=1",
-       "-x", "NCCL_SHM_DISABLE=1", "-x", "NCCL_NVLS_ENABLE=0", LINKSCOPE_BINARY, "cluster", "-b", "1M", "-e", "64M", "-f",
+       "-x", "NCCL_SHM_DISABLE=1", "-x", "NCCL_NVLS_ENABLE=0", binary, "cluster", "-b", "1M", "-e", "64M", "-f",
        "8", "--max-time", "0.1", "--timeout", "60", "--format", "json", "-q"},
       {"OMPI_ALLOW_RUN_AS_ROOT=1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1"}, 300);
   ASSERT_EQ(result.exit_code, 0) << result.err;
