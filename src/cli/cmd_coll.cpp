@@ -620,7 +620,7 @@ Command add_coll_command(CLI::App& parent, const std::vector<std::string>& argv)
   app->add_option("-G,--cudagraph", o.graph_launches, "capture iterations in CUDA graphs (with -n: number of launches)")
       ->capture_default_str();
   app->add_option("-C,--report_cputime", o.report_cputime, "nccl-tests format: print host enqueue time instead");
-  app->add_option("-a,--average", o.average, "per iteration, ranks' times -> 0 rank 0, 1 average, 2 min, 3 max (default 3)");
+  app->add_option("-a,--average", o.average, "per batch, ranks' times -> 0 rank 0, 1 average, 2 min, 3 max (default 3)");
   app->add_option("-T,--timeout", o.timeout_s, "abort when the GPUs make no progress for this many seconds (0: never)")
       ->capture_default_str();
   app->add_option("--format", state->format, "text, json (Run document) or nccl-tests")

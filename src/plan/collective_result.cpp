@@ -53,6 +53,7 @@ json to_json(const CollectivePoint& p) {
   j["count"] = p.count;
   j["in_place"] = p.in_place;
   j["samples"] = p.samples;
+  j["iterations"] = p.iterations;
   if (p.time) {
     j["time_us"] = {{"median", p.time->median_us}, {"min", p.time->min_us}, {"max", p.time->max_us},
                     {"mean", p.time->mean_us}};
@@ -123,6 +124,7 @@ CollectiveSeries series_from_json(const json& j, const std::string& source) {
       p.count = pj.value("count", std::uint64_t{0});
       p.in_place = pj.value("in_place", false);
       p.samples = pj.value("samples", std::size_t{0});
+      p.iterations = pj.value("iterations", std::size_t{0});
       if (pj.contains("time_us") && pj.at("time_us").is_object()) {
         TimeSummary t;
         const auto& tj = pj.at("time_us");

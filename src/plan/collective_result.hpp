@@ -25,7 +25,8 @@ struct CollectivePoint {
   std::uint64_t bytes = 0;     // nccl-tests' size column (after rounding)
   std::uint64_t count = 0;     // nccl-tests' count column
   bool in_place = false;
-  std::size_t samples = 0;
+  std::size_t samples = 0;     // timed batches: each sample is the mean iteration time of one batch
+  std::size_t iterations = 0;  // timed iterations over all samples
   std::optional<TimeSummary> time;        // nothing when the point was not measured
   std::string stop_reason;                // precision-reached, time-budget, sample-limit, fixed-count
   std::optional<double> cputime_us;       // host enqueue time per operation

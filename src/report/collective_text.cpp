@@ -24,8 +24,8 @@ std::string render_collective_header(const coll::CollectiveSeries& s, const std:
   if (coll::op_reduces(s.op)) what += fmt::format(" {}", coll::red_op_name(s.redop));
   if (coll::op_is_rooted(s.op)) what += fmt::format(" root {}", s.root);
   out += fmt::format("# {}: {} ranks ({}), {}{}\n", what, s.nranks, s.launch, s.nccl_call, s.graph ? ", CUDA graphs" : "");
-  out += fmt::format("# time per operation: CUDA events between iterations on every rank's stream, per iteration {}; "
-                     "{}\n",
+  out += fmt::format("# time per operation: CUDA events around each gated batch on every rank's stream (a sample = the "
+                     "batch's mean), per batch {}; {}\n",
                      reduction_text(s.time_reduction), sampling);
   out += fmt::format("# {:>12}  {:>12}  {:>5}  {:>9}  {:>9}  {:>9}  {:>6}  {:>7}  {:>7}  {:>6}  {:>7}\n", "size", "count",
                      "place", "median", "min", "max", "cv", "algbw", "busbw", "#wrong", "samples");

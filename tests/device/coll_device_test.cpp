@@ -75,7 +75,8 @@ TEST(CollDevice, EveryOpVerifiesWithZeroWrongInAndOutOfPlace) {
           EXPECT_EQ(*point.wrong, 0);
         }
         ASSERT_TRUE(point.time.has_value());
-        EXPECT_EQ(point.samples, 3u);
+        EXPECT_EQ(point.iterations, 3u) << "a fixed count counts iterations (one batch is one sample)";
+        EXPECT_GE(point.samples, 1u);
         EXPECT_GT(point.time->median_us, 0.0);
       }
     }
@@ -183,8 +184,10 @@ TEST(CollDevice, AdaptiveSamplingTakesManySmallSamplesAndFewHugeOnes) {
       bench.measure({CollectiveOp::kAllReduce, DataType::kFloat, RedOp::kSum, 0}, 256ULL << 20, false, options);
   EXPECT_EQ(small.status, "ok");
   EXPECT_EQ(large.status, "ok");
-  EXPECT_GT(small.samples, large.samples);
+  // Each sample is one batch: small sizes pack many iterations into a sample, huge ones few.
+  EXPECT_GT(small.iterations, large.iterations);
   EXPECT_GE(small.samples, 6u);
+  EXPECT_GE(small.iterations, small.samples);
   EXPECT_FALSE(small.stop_reason.empty());
 }
 
