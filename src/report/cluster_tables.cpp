@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "core/text_table.hpp"
 #include "cluster/roster.hpp"
 #include "diagnose/text.hpp"
 #include "report/svg_heatmap.hpp"
@@ -258,24 +259,7 @@ std::string table_as_text(const Table& table, const std::string& indent) {
     for (const auto& cell : row) cells.push_back(cell.note.empty() || cell.text == cell.note ? cell.text : cell.text + " (" + cell.note + ")");
     rows.push_back(cells);
   }
-  std::vector<std::size_t> widths;
-  for (const auto& row : rows) {
-    for (std::size_t c = 0; c < row.size(); ++c) {
-      if (widths.size() <= c) widths.push_back(0);
-      widths[c] = std::max(widths[c], row[c].size());
-    }
-  }
-  std::string out;
-  for (const auto& row : rows) {
-    std::string line = indent;
-    for (std::size_t c = 0; c < row.size(); ++c) {
-      line += row[c];
-      if (c + 1 < row.size()) line += std::string(widths[c] - row[c].size() + 2, ' ');
-    }
-    while (!line.empty() && line.back() == ' ') line.pop_back();
-    out += line + "\n";
-  }
-  return out;
+  return aligned_table(rows, indent);
 }
 
 std::string cluster_summary_lines(const RunDocument& run) {

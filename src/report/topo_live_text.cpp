@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "core/text_table.hpp"
 #include "discover/cpu_list.hpp"
 #include "discover/gpu_nic_relations.hpp"
 #include "discover/numa_reader.hpp"
@@ -141,28 +142,6 @@ std::string pcie_text(const GpuFacts& gpu) {
   return "?";
 }
 
-// Aligned columns for a small table.
-std::string table(const std::vector<std::vector<std::string>>& rows, const std::string& indent) {
-  std::vector<std::size_t> widths;
-  for (const auto& row : rows) {
-    for (std::size_t c = 0; c < row.size(); ++c) {
-      if (widths.size() <= c) widths.push_back(0);
-      widths[c] = std::max(widths[c], row[c].size());
-    }
-  }
-  std::string out;
-  for (const auto& row : rows) {
-    std::string line = indent;
-    for (std::size_t c = 0; c < row.size(); ++c) {
-      line += row[c];
-      if (c + 1 < row.size()) line += std::string(widths[c] - row[c].size() + 2, ' ');
-    }
-    while (!line.empty() && line.back() == ' ') line.pop_back();
-    out += line + "\n";
-  }
-  return out;
-}
-
 std::string gpu_table(const SystemFacts& facts) {
   std::vector<std::vector<std::string>> rows = {{"CUDA", "NVML", "BDF", "NAME", "UUID", "SM", "MEMORY", "NUMA", "CPUS", "PCIE",
                                                  "MIG", "PERSIST", "SM MHZ", "THROTTLE", "ECC UNC", "UTIL", "PROCS"}};
@@ -204,7 +183,7 @@ std::string gpu_table(const SystemFacts& facts) {
     row.push_back(nvml->processes.has() ? std::to_string(nvml->processes->size()) : "?");
     rows.push_back(row);
   }
-  return table(rows, "  ");
+  return aligned_table(rows, "  ");
 }
 
 std::string nvlink_summary(const SystemFacts& facts) {
@@ -303,7 +282,7 @@ std::string combined_p2p_matrix(const SystemFacts& facts) {
     }
     rows.push_back(row);
   }
-  return table(rows, "  ");
+  return aligned_table(rows, "  ");
 }
 
 std::string cuda_peer_matrix(const SystemFacts& facts) {
@@ -338,7 +317,7 @@ std::string cuda_peer_matrix(const SystemFacts& facts) {
     }
     rows.push_back(row);
   }
-  return table(rows, "  ");
+  return aligned_table(rows, "  ");
 }
 
 std::string nic_lines(const SystemFacts& facts) {
@@ -496,7 +475,7 @@ std::string render_sysfs_only_text(const SystemFacts& facts) {
     rows.push_back({device->bdf, device->class_id.value_or("?"), device->vendor.value_or("?"), device->device.value_or("?"),
                     numa && *numa >= 0 ? std::to_string(*numa) : "-", device->local_cpulist.value_or("?"), link});
   }
-  out += rows.size() > 1 ? table(rows, "  ") : "  none\n";
+  out += rows.size() > 1 ? aligned_table(rows, "  ") : "  none\n";
   const std::string matrix = render_smi_matrix(facts);
   if (!matrix.empty()) out += "\nPCIe relations from sysfs (no NVLink information without the driver):\n" + matrix;
   out += "\nNUMA nodes:\n" + numa_lines(facts);

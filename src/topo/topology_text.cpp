@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include "core/text_table.hpp"
 #include "topo/nccl_format.hpp"
 #include "topo/smi_matrix.hpp"
 #include "topo/topology_model.hpp"
@@ -21,22 +22,6 @@ std::string summary_line(const TopologyModel& model) {
                      model.source_name, system.count(kGpu), system.count(kGpu) == 1 ? "" : "s", nets,
                      nets == 1 ? "" : "s", system.count(kCpu), system.count(kCpu) == 1 ? "" : "s",
                      system.count(kNvs) > 0 ? ", NVSwitch" : "");
-}
-
-std::string table(const std::vector<std::vector<std::string>>& rows) {
-  std::vector<std::size_t> widths;
-  for (const auto& row : rows) {
-    widths.resize(std::max(widths.size(), row.size()), 0);
-    for (std::size_t c = 0; c < row.size(); ++c) widths[c] = std::max(widths[c], row[c].size());
-  }
-  std::string text;
-  for (const auto& row : rows) {
-    std::string line = " ";
-    for (std::size_t c = 0; c < row.size(); ++c) line += fmt::format(" {:<{}}", row[c], widths[c] + 1);
-    while (!line.empty() && line.back() == ' ') line.pop_back();
-    text += line + "\n";
-  }
-  return text;
 }
 
 // What a reader should know about how a pair is routed: the relay GPU, the NVSwitch, a detour.
@@ -95,7 +80,7 @@ std::string render_topology_text(const TopologyModel& model) {
                       std::to_string(d.path.count), format_bw(d.path.bw), d.check.p2p ? "yes" : "no",
                       d.check.read ? "yes" : "no", route(system, d.path, gpu_label)});
     }
-    text += "\nGPU to GPU (NCCL's final paths; P2P as NCCL decides it):\n" + table(rows);
+    text += "\nGPU to GPU (NCCL's final paths; P2P as NCCL decides it):\n" + aligned_table(rows, "  ");
   }
 
   if (!model.gdr.empty()) {
@@ -109,7 +94,7 @@ std::string render_topology_text(const TopologyModel& model) {
                       gdr_mode_name(d.read.mode), gdr_mode_name(d.write.mode), route(system, d.path, gpu_label),
                       d.write.reason});
     }
-    text += "\nGPU to NIC (NCCL's final paths; GPUDirect RDMA as NCCL decides it):\n" + table(rows);
+    text += "\nGPU to NIC (NCCL's final paths; GPUDirect RDMA as NCCL decides it):\n" + aligned_table(rows, "  ");
   }
 
   text += fmt::format("\nNCCL search start: maxBw {} GB/s, totalBw {} GB/s\n", format_bw(model.max_bw),
