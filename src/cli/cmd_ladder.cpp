@@ -41,13 +41,6 @@ struct ChildRun {
   nlohmann::json runtime_run;  // the child's runtime.runs[0], or null
 };
 
-std::string last_line(const std::string& text) {
-  std::string trimmed = text;
-  while (!trimmed.empty() && (trimmed.back() == '\n' || trimmed.back() == '\r')) trimmed.pop_back();
-  const auto newline = trimmed.rfind('\n');
-  return newline == std::string::npos ? trimmed : trimmed.substr(newline + 1);
-}
-
 std::vector<std::string> child_args(const LadderState& s, int gpus) {
   const auto& o = s.options;
   std::vector<std::string> args{"coll", o.op, "-b", o.min_bytes, "-e", o.max_bytes, "-i", o.step_bytes,

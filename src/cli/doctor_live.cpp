@@ -32,12 +32,6 @@ using Clock = std::chrono::steady_clock;
 
 double seconds_since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
 
-std::string last_line(std::string text) {
-  while (!text.empty() && (text.back() == '\n' || text.back() == '\r')) text.pop_back();
-  const auto newline = text.rfind('\n');
-  return newline == std::string::npos ? text : text.substr(newline + 1);
-}
-
 // A temporary file that is removed when it goes out of scope (the ladder reads the hardware facts from it).
 class TempFile {
  public:

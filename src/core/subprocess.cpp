@@ -46,6 +46,12 @@ void child_exec(const ChildSpec& spec, int out_fd, int err_fd, int in_fd) {
 
 }  // namespace
 
+std::string last_line(std::string text) {
+  while (!text.empty() && (text.back() == '\n' || text.back() == '\r')) text.pop_back();
+  const auto newline = text.rfind('\n');
+  return newline == std::string::npos ? text : text.substr(newline + 1);
+}
+
 std::string self_executable() {
   char buffer[PATH_MAX];
   const ssize_t n = readlink("/proc/self/exe", buffer, sizeof buffer - 1);

@@ -28,6 +28,9 @@ struct ChildResult {
 // throws Error only when the parent cannot create pipes or fork.
 ChildResult run_child(const ChildSpec& spec);
 
+// The last line of a child's output without its line break: a one-line reason when a child step fails.
+std::string last_line(std::string text);
+
 // Path of the running executable (for re-running linkscope itself in a child).
 std::string self_executable();
 

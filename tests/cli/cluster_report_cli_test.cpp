@@ -5,6 +5,7 @@
 
 #include <filesystem>
 
+#include "support/html_validation.hpp"
 #include "support/run_command.hpp"
 #include "support/temp_dir.hpp"
 #include "unit/cluster_test_runs.hpp"
@@ -13,16 +14,6 @@ namespace linkscope {
 namespace {
 
 using test::run_command;
-
-constexpr const char* kStrictHtml5 = R"py(
-import sys, html5lib
-parser = html5lib.HTMLParser(strict=True)
-try:
-    parser.parse(open(sys.argv[1], 'rb'))
-except Exception as error:
-    print('html5lib strict:', error, parser.errors[:5])
-    sys.exit(1)
-)py";
 
 std::string saved_cluster_run(const test::TempDir& dir) {
   const std::string path = dir.path() + "/cluster-run.json";
@@ -40,15 +31,9 @@ TEST(ClusterReportCli, ReportDirectoryHasTheHostsAndAValidMatrix) {
   const std::string md = test::read_text(out + "report.md");
   EXPECT_NE(md.find("![cross-host matrix](cross-host-heatmap.svg)"), std::string::npos) << md;
 
-  std::string python;
-  for (const char* candidate : {"python3", "/usr/bin/python3"}) {
-    if (run_command(candidate, {"-c", "import html5lib"}).exit_code == 0) {
-      python = candidate;
-      break;
-    }
-  }
+  const std::string python = test::python_with_html5lib();
   if (python.empty()) GTEST_SKIP() << "python3 with html5lib not found (apt-get install python3-html5lib)";
-  const auto html = run_command(python, {"-c", kStrictHtml5, out + "report.html"});
+  const auto html = test::check_strict_html5(python, out + "report.html");
   EXPECT_EQ(html.exit_code, 0) << html.out << html.err;
   if (run_command("xmllint", {"--version"}).exit_code != 0) GTEST_SKIP() << "xmllint not found (apt-get install libxml2-utils)";
   const auto xml = run_command("xmllint", {"--noout", out + "cross-host-heatmap.svg"});

@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include "support/html_validation.hpp"
 #include "support/run_command.hpp"
 #include "support/temp_dir.hpp"
 
@@ -14,28 +15,10 @@ namespace {
 
 using test::run_command;
 
-constexpr const char* kStrictHtml5 = R"py(
-import sys, html5lib
-parser = html5lib.HTMLParser(strict=True)
-try:
-    parser.parse(open(sys.argv[1], 'rb'))
-except Exception as error:
-    print('html5lib strict:', error, parser.errors[:5])
-    sys.exit(1)
-)py";
-
-// An interpreter that can import html5lib: the one on PATH, else the system's (a pyenv python3 may lack it).
-std::string python_with_html5lib() {
-  for (const char* python : {"python3", "/usr/bin/python3"}) {
-    if (run_command(python, {"-c", "import html5lib"}).exit_code == 0) return python;
-  }
-  return "";
-}
-
 class ReportValidation : public ::testing::TestWithParam<const char*> {};
 
 TEST_P(ReportValidation, HtmlIsStrictHtml5AndSvgsAreXml) {
-  const std::string python = python_with_html5lib();
+  const std::string python = test::python_with_html5lib();
   if (python.empty()) GTEST_SKIP() << "python3 with html5lib not found (apt-get install python3-html5lib)";
   if (run_command("xmllint", {"--version"}).exit_code != 0) {
     GTEST_SKIP() << "xmllint not found (apt-get install libxml2-utils)";
@@ -46,7 +29,7 @@ TEST_P(ReportValidation, HtmlIsStrictHtml5AndSvgsAreXml) {
                                                        "--output", out});
   ASSERT_EQ(rendered.exit_code, 0) << rendered.err;
 
-  const auto html = run_command(python, {"-c", kStrictHtml5, out + "report.html"});
+  const auto html = test::check_strict_html5(python, out + "report.html");
   EXPECT_EQ(html.exit_code, 0) << html.out << html.err;
 
   int svgs = 0;

@@ -50,3 +50,16 @@ TEST(Subprocess, FeedsStdin) {
 
 }  // namespace
 }  // namespace linkscope
+
+namespace linkscope {
+namespace {
+
+TEST(Subprocess, LastLineIsTheFinalLineWithoutItsBreak) {
+  EXPECT_EQ(last_line("progress\nlinkscope: error: no GPU\n"), "linkscope: error: no GPU");
+  EXPECT_EQ(last_line("one line"), "one line");
+  EXPECT_EQ(last_line("a\r\n\n"), "a");
+  EXPECT_EQ(last_line(""), "");
+}
+
+}  // namespace
+}  // namespace linkscope
