@@ -17,7 +17,7 @@
 #include "cluster/representatives.hpp"
 #include "core/environment.hpp"
 #include "core/error.hpp"
-#include "diagnose/text.hpp"
+#include "core/text.hpp"
 #include "measure/collective_benchmark.hpp"
 #include "measure/collective_devices.hpp"
 #include "measure/collective_enqueue.hpp"
@@ -109,8 +109,8 @@ std::map<std::string, std::string> nccl_variables(const Environment& env) {
 
 // One op over `options.sizes`; a size that fails in CUDA or NCCL ends the series as an "error" point and keeps
 // the sizes measured before it.
-coll::CollectiveSeries run_series(measure::CollectiveBenchmark& bench, coll::CollectiveOp op, const CrossHostOptions& options,
-                                  coll::CollectiveSeries prototype) {
+model::CollectiveSeries run_series(measure::CollectiveBenchmark& bench, coll::CollectiveOp op, const CrossHostOptions& options,
+                                  model::CollectiveSeries prototype) {
   measure::SweepPlan sweep;
   sweep.series = {{op, coll::DataType::kFloat, coll::RedOp::kSum, 0}};
   sweep.sizes = options.sizes;
@@ -119,7 +119,7 @@ coll::CollectiveSeries run_series(measure::CollectiveBenchmark& bench, coll::Col
   sweep.options.timeout_s = options.timeout_s;
   // Both ranks must stop together; the failing size is recorded below.
   sweep.continue_after_errors = false;
-  coll::CollectiveSeries so_far = prototype;
+  model::CollectiveSeries so_far = prototype;
   so_far.op = op;
   so_far.dtype = coll::DataType::kFloat;
   so_far.redop = coll::RedOp::kSum;
@@ -127,12 +127,12 @@ coll::CollectiveSeries run_series(measure::CollectiveBenchmark& bench, coll::Col
   so_far.nccl_call = measure::nccl_call_name(op);
   try {
     auto results = measure::run_sweep(bench, sweep, prototype,
-                                      [&](const coll::CollectiveSeries& series, const std::vector<coll::CollectivePoint>&) {
+                                      [&](const model::CollectiveSeries& series, const std::vector<model::CollectivePoint>&) {
                                         so_far = series;
                                       });
     return results.empty() ? so_far : results.front();
   } catch (const DeviceError& e) {
-    coll::CollectivePoint failed;
+    model::CollectivePoint failed;
     failed.requested_bytes = so_far.points.size() < options.sizes.size() ? options.sizes[so_far.points.size()] : 0;
     failed.status = "error";
     failed.reason = e.what();
@@ -239,13 +239,13 @@ json measure_pair(ClusterSession& session, runtime::NcclDebugCapture& capture, c
     out["pci_bdf"] = measure::local_device_records(comms).front().pci_bdf();
     auto group = make_member_group(mpi, {low, high}, options.timeout_s, what);
     measure::CollectiveBenchmark bench(comms, *group, buffer_bytes(coll::CollectiveOp::kSendRecv, options, 2));
-    coll::CollectiveSeries prototype;
+    model::CollectiveSeries prototype;
     prototype.nranks = 2;
     prototype.launch = "mpi";
     prototype.env = nccl_variables(Environment::from_process());
     prototype.devices = measure::gather_device_records(comms, *group);
     for (auto& d : prototype.devices) d.host = roster.hosts[static_cast<std::size_t>(d.rank == 0 ? pair.first : pair.second)].name;
-    const coll::CollectiveSeries series = run_series(bench, coll::CollectiveOp::kSendRecv, options, prototype);
+    const model::CollectiveSeries series = run_series(bench, coll::CollectiveOp::kSendRecv, options, prototype);
     if (first) out["series"] = coll::to_json(series);
     const auto [status, reason] = cluster::series_status(series);
     out["status"] = status;
@@ -278,13 +278,13 @@ json measure_all_reduce(ClusterSession& session, runtime::NcclDebugCapture& capt
     watchdog.disarm();
     auto group = make_member_group(mpi, session.all_ranks(), options.timeout_s, "running the all_reduce over every rank");
     measure::CollectiveBenchmark bench(comms, *group, buffer_bytes(coll::CollectiveOp::kAllReduce, options, roster.world_size));
-    coll::CollectiveSeries prototype;
+    model::CollectiveSeries prototype;
     prototype.nranks = roster.world_size;
     prototype.launch = "mpi";
     prototype.env = nccl_variables(Environment::from_process());
     prototype.devices = measure::gather_device_records(comms, *group);
     for (auto& d : prototype.devices) d.host = roster.host_of(d.rank).name;
-    const coll::CollectiveSeries series = run_series(bench, coll::CollectiveOp::kAllReduce, options, prototype);
+    const model::CollectiveSeries series = run_series(bench, coll::CollectiveOp::kAllReduce, options, prototype);
     if (session.is_root()) out["series"] = coll::to_json(series);
     const auto [status, reason] = cluster::series_status(series);
     out["status"] = status;
@@ -350,7 +350,7 @@ CrossHostOutcome assemble(const ClusterSession& session, const cluster::HostsCom
           pair.status = status;
           pair.reason = record["reason"].is_string() ? record["reason"].get<std::string>() : status;
         }
-        if (record["series"].is_object()) pair.series = coll::series_from_json(record["series"], "the pair's series");
+        if (record["series"].is_object()) pair.series = model::series_from_json(record["series"], "the pair's series");
       }
       cluster::summarize_pair(pair);
       result.pairs.push_back(pair);
@@ -372,7 +372,7 @@ CrossHostOutcome assemble(const ClusterSession& session, const cluster::HostsCom
         result.all_reduce_reason = fmt::format("{}: {}", roster.rank_label(static_cast<int>(rank)),
                                                record["reason"].is_string() ? record["reason"].get<std::string>() : status);
       }
-      if (record["series"].is_object()) result.all_reduce = coll::series_from_json(record["series"], "the all_reduce series");
+      if (record["series"].is_object()) result.all_reduce = model::series_from_json(record["series"], "the all_reduce series");
       const std::string host = roster.host_of(static_cast<int>(rank)).name;
       if (std::find(seen_hosts.begin(), seen_hosts.end(), host) != seen_hosts.end()) continue;
       seen_hosts.push_back(host);
@@ -389,14 +389,14 @@ CrossHostOutcome assemble(const ClusterSession& session, const cluster::HostsCom
   for (const auto& pair : result.pairs) {
     if (pair.bandwidth_gbps && (slowest == nullptr || *pair.bandwidth_gbps < *slowest->bandwidth_gbps)) slowest = &pair;
   }
-  const coll::CollectivePoint* point = result.all_reduce ? coll::largest_measured_point(*result.all_reduce) : nullptr;
+  const model::CollectivePoint* point = result.all_reduce ? model::largest_measured_point(*result.all_reduce) : nullptr;
   if (point != nullptr && point->busbw_gbps && slowest != nullptr) {
     result.notes.push_back(fmt::format("all_reduce busbw {} at {} over {} ranks; the slowest host pair, {} <-> {}, moved {} "
                                        "per direction",
-                                       diagnose::format_gbps(*point->busbw_gbps), diagnose::format_bytes(point->bytes),
+                                       format_gbps(*point->busbw_gbps), format_bytes(point->bytes),
                                        result.all_reduce->nranks, result.hosts[static_cast<std::size_t>(slowest->a.host)],
                                        result.hosts[static_cast<std::size_t>(slowest->b.host)],
-                                       diagnose::format_gbps(*slowest->bandwidth_gbps)));
+                                       format_gbps(*slowest->bandwidth_gbps)));
   }
   return outcome;
 }

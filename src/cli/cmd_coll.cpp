@@ -98,7 +98,7 @@ class Printer {
   Printer(OutputFormat format, bool enabled, bool quiet, bool cputime, std::string sampling)
       : format_(format), enabled_(enabled), quiet_(quiet), cputime_(cputime), sampling_(std::move(sampling)) {}
 
-  void on_size(const coll::CollectiveSeries& series, const std::vector<coll::CollectivePoint>& points) {
+  void on_size(const model::CollectiveSeries& series, const std::vector<model::CollectivePoint>& points) {
     if (!enabled_) return;
     for (const auto& p : points) {
       if (p.wrong && *p.wrong > 0) ++out_of_bounds_;
@@ -126,7 +126,7 @@ class Printer {
   double average_busbw() const { return cells_ == 0 ? 0.0 : busbw_sum_ / cells_; }
 
  private:
-  report::NcclTestsCell cell(const coll::CollectiveSeries& s, const coll::CollectivePoint& p) {
+  report::NcclTestsCell cell(const model::CollectiveSeries& s, const model::CollectivePoint& p) {
     report::NcclTestsCell c;
     // nccl-tests reports the mean time of its iterations (bandwidth from it), or with -C the host time spent
     // enqueueing one operation.
@@ -141,9 +141,9 @@ class Printer {
     return c;
   }
 
-  void print_nccl_tests_row(const coll::CollectiveSeries& s, const std::vector<coll::CollectivePoint>& points) {
-    const coll::CollectivePoint* out = nullptr;
-    const coll::CollectivePoint* in = nullptr;
+  void print_nccl_tests_row(const model::CollectiveSeries& s, const std::vector<model::CollectivePoint>& points) {
+    const model::CollectivePoint* out = nullptr;
+    const model::CollectivePoint* in = nullptr;
     for (const auto& p : points) (p.in_place ? in : out) = &p;
     for (const auto* p : {out, in}) {
       if (p != nullptr && !p->time) {
@@ -249,7 +249,7 @@ void check_types_against_devices(coll::CollPlan& plan, const std::vector<int>& d
   }
 }
 
-int exit_code_for(const std::vector<coll::CollectiveSeries>& results, bool bandwidth_failed) {
+int exit_code_for(const std::vector<model::CollectiveSeries>& results, bool bandwidth_failed) {
   bool timeout = false, error = false, wrong = false;
   for (const auto& s : results) {
     for (const auto& p : s.points) {
@@ -267,7 +267,7 @@ int exit_code_for(const std::vector<coll::CollectiveSeries>& results, bool bandw
 
 report::NcclTestsPreamble nccl_tests_preamble(const CollState& state, const coll::CollPlan& plan,
                                               const measure::BenchmarkOptions& options,
-                                              const std::vector<coll::DeviceRecord>& devices,
+                                              const std::vector<model::DeviceRecord>& devices,
                                               std::optional<std::uint64_t> reduced_max) {
   report::NcclTestsPreamble p;
   p.nccl_headers_code = NCCL_VERSION_CODE;
@@ -441,7 +441,7 @@ int run_coll_processes(CollState& state, Setup& setup, const runtime::LaunchEnvi
   options.verify = plan.verify;
   options.timeout_s = state.options.timeout_s;
 
-  std::vector<coll::CollectiveSeries> results;
+  std::vector<model::CollectiveSeries> results;
   std::string error_text;
   bool mpi_failed = false;
   {
@@ -456,7 +456,7 @@ int run_coll_processes(CollState& state, Setup& setup, const runtime::LaunchEnvi
     measure::NcclCommunicators comms(id, nranks, local, measure::CommunicatorOptions{});
     init_watchdog.disarm();
     measure::CollectiveBenchmark bench(comms, group, buffer_bytes);
-    coll::CollectiveSeries prototype;
+    model::CollectiveSeries prototype;
     prototype.nranks = nranks;
     prototype.launch = setup.mpi ? "mpi" : "single-process";
     prototype.graph = options.graph_launches > 0;
@@ -481,7 +481,7 @@ int run_coll_processes(CollState& state, Setup& setup, const runtime::LaunchEnvi
     sweep.options = options;
     sweep.continue_after_errors = !setup.mpi;
     results = measure::run_sweep(bench, sweep, prototype,
-                                 [&](const coll::CollectiveSeries& s, const std::vector<coll::CollectivePoint>& points) {
+                                 [&](const model::CollectiveSeries& s, const std::vector<model::CollectivePoint>& points) {
                                    out.on_size(s, points);
                                  });
     if (comms.aborted() && setup.mpi) {

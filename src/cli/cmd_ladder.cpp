@@ -15,7 +15,7 @@
 #include "core/run.hpp"
 #include "core/subprocess.hpp"
 #include "plan/collective_options.hpp"
-#include "plan/collective_result.hpp"
+#include "model/collectives.hpp"
 #include "platform/cuda_resources.hpp"
 #include "report/ladder_peak.hpp"
 #include "report/ladder_table.hpp"
@@ -37,7 +37,7 @@ struct LadderState {
 
 // What one layer's child process reported.
 struct ChildRun {
-  std::optional<coll::CollectiveSeries> series;
+  std::optional<model::CollectiveSeries> series;
   nlohmann::json runtime_run;  // the child's runtime.runs[0], or null
 };
 
@@ -82,7 +82,7 @@ ChildRun run_layer(const LadderState& s, int gpus, report::LadderLayer& layer) {
   try {
     run = run_from_json(nlohmann::json::parse(child.out), "ladder layer " + layer.name);
     const auto& collectives = run.measurements.at("collectives");
-    if (!collectives.empty()) out.series = coll::series_from_json(collectives.at(0), "ladder layer " + layer.name);
+    if (!collectives.empty()) out.series = model::series_from_json(collectives.at(0), "ladder layer " + layer.name);
     if (run.runtime.contains("runs") && !run.runtime.at("runs").empty()) out.runtime_run = run.runtime.at("runs").at(0);
   } catch (const std::exception& e) {
     layer.status = "error";
@@ -90,7 +90,7 @@ ChildRun run_layer(const LadderState& s, int gpus, report::LadderLayer& layer) {
     return out;
   }
   if (out.series) {
-    if (const auto* point = coll::largest_measured_point(*out.series)) {
+    if (const auto* point = model::largest_measured_point(*out.series)) {
       layer.busbw_gbps = point->busbw_gbps;
       layer.bytes = point->bytes;
       layer.wrong = point->wrong;

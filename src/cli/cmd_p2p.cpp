@@ -128,24 +128,24 @@ int run_p2p_command(const P2pOptions& o, const std::vector<std::string>& argv) {
 
   const auto progress = [](const std::string& line) { std::fprintf(stderr, "%s\n", line.c_str()); };
   for (const auto& note : notes) progress("note: " + note);
-  plan::P2pResults results = measure::run_p2p(request, progress);
+  model::P2pResults results = measure::run_p2p(request, progress);
   results.notes.insert(results.notes.begin(), notes.begin(), notes.end());
 
   RunDocument run = make_run("p2p", argv);
   run.environment["variables"] = Environment::from_process().relevant();
   run.measurements["p2p"] = plan::to_json(results);
   for (const auto& p : results.points) {
-    if (p.status != plan::PointStatus::kOk && p.status != plan::PointStatus::kNa) {
+    if (p.status != model::PointStatus::kOk && p.status != model::PointStatus::kNa) {
       record_error(run, fmt::format("p2p {} {}>{} {}", p.method, p.src, p.dst, format_size(p.bytes)), p.reason);
     }
   }
   for (const auto& l : results.latency) {
-    if (l.status == plan::PointStatus::kError || l.status == plan::PointStatus::kTimeout) {
+    if (l.status == model::PointStatus::kError || l.status == model::PointStatus::kTimeout) {
       record_error(run, fmt::format("latency {} {}>{}", l.method, l.src, l.dst), l.reason);
     }
   }
   for (const auto& h : results.host) {
-    if (h.status != plan::PointStatus::kOk && h.status != plan::PointStatus::kNa) {
+    if (h.status != model::PointStatus::kOk && h.status != model::PointStatus::kNa) {
       record_error(run, fmt::format("host {} GPU {}", h.direction, h.gpu), h.reason);
     }
   }
@@ -155,8 +155,8 @@ int run_p2p_command(const P2pOptions& o, const std::vector<std::string>& argv) {
   } else {
     fmt::print("{}", report::render_p2p_text(results));
   }
-  return exit_code_for(plan::total_wrong(results) > 0, plan::any_status(results, plan::PointStatus::kTimeout),
-                       plan::any_status(results, plan::PointStatus::kError));
+  return exit_code_for(model::total_wrong(results) > 0, model::any_status(results, model::PointStatus::kTimeout),
+                       model::any_status(results, model::PointStatus::kError));
 }
 
 Command add_p2p_command(CLI::App& parent, const std::vector<std::string>& argv) {

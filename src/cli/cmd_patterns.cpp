@@ -91,19 +91,19 @@ int run_patterns_command(const PatternsOptions& o, bool preset_given, const std:
   }
 
   const auto progress = [](const std::string& line) { std::fprintf(stderr, "%s\n", line.c_str()); };
-  const plan::PatternRun result = measure::run_pattern_set(request, o.numa_sweep, progress);
+  const model::PatternRun result = measure::run_pattern_set(request, o.numa_sweep, progress);
 
   RunDocument run = make_run("patterns", argv);
   run.environment["variables"] = Environment::from_process().relevant();
-  run.measurements["patterns"] = plan::patterns_to_json(result.patterns);
+  run.measurements["patterns"] = model::patterns_to_json(result.patterns);
   run.measurements["patterns_config"] = result.config;
   if (result.numa) run.measurements["numa_sweep"] = plan::to_json(*result.numa);
   bool timeout = false, error = false;
   for (const auto& p : result.patterns) {
-    timeout = timeout || p.status == plan::PointStatus::kTimeout;
-    error = error || p.status == plan::PointStatus::kError;
-    if (p.status == plan::PointStatus::kTimeout || p.status == plan::PointStatus::kError ||
-        p.status == plan::PointStatus::kWrong) {
+    timeout = timeout || p.status == model::PointStatus::kTimeout;
+    error = error || p.status == model::PointStatus::kError;
+    if (p.status == model::PointStatus::kTimeout || p.status == model::PointStatus::kError ||
+        p.status == model::PointStatus::kWrong) {
       record_error(run, fmt::format("pattern {}", p.name), p.reason);
     }
   }
@@ -113,7 +113,7 @@ int run_patterns_command(const PatternsOptions& o, bool preset_given, const std:
   } else {
     fmt::print("{}", report::render_patterns_text(result));
   }
-  if (plan::total_wrong(result.patterns) > 0) return to_int(ExitCode::kWrongResults);
+  if (model::total_wrong(result.patterns) > 0) return to_int(ExitCode::kWrongResults);
   if (timeout) return to_int(ExitCode::kTimeout);
   if (error) return to_int(ExitCode::kDevice);
   return to_int(ExitCode::kOk);

@@ -58,7 +58,7 @@ const json* host_system(const HostsComparison* hosts, int index) {
 
 }  // namespace
 
-std::pair<std::string, std::optional<std::string>> series_status(const coll::CollectiveSeries& series) {
+std::pair<std::string, std::optional<std::string>> series_status(const model::CollectiveSeries& series) {
   std::string status = "ok";
   std::optional<std::string> reason;
   for (const auto& point : series.points) {
@@ -84,7 +84,7 @@ void summarize_pair(CrossHostPair& pair) {
     pair.status = status;
     pair.reason = reason;
   }
-  if (const coll::CollectivePoint* point = coll::largest_measured_point(*pair.series)) {
+  if (const model::CollectivePoint* point = model::largest_measured_point(*pair.series)) {
     pair.bandwidth_gbps = point->busbw_gbps;
     pair.bytes = point->bytes;
   }
@@ -233,7 +233,7 @@ nlohmann::json cross_host_to_json(const CrossHostResult& result, const std::vect
                      {"transports", result.all_reduce_transports},
                      {"series", result.all_reduce ? coll::to_json(*result.all_reduce) : json(nullptr)}};
   if (result.all_reduce) {
-    const coll::CollectivePoint* point = coll::largest_measured_point(*result.all_reduce);
+    const model::CollectivePoint* point = model::largest_measured_point(*result.all_reduce);
     all_reduce["nranks"] = result.all_reduce->nranks;
     all_reduce["bytes"] = point != nullptr ? json(point->bytes) : json(nullptr);
     all_reduce["busbw_gbps"] = point != nullptr ? optional_number(point->busbw_gbps) : json(nullptr);

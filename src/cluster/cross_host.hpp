@@ -7,7 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cluster/host_comparison.hpp"
-#include "plan/collective_result.hpp"
+#include "model/collectives.hpp"
 
 // The cross-host measurements of `linkscope cluster` (and `doctor` under MPI) as plain data: NCCL sendrecv
 // between one GPU of every pair of hosts (a host x host matrix), an all_reduce over every rank, and which host
@@ -27,7 +27,7 @@ struct CrossHostEndpoint {
 struct CrossHostPair {
   int round = 0;
   CrossHostEndpoint a, b;  // a.host < b.host
-  std::optional<coll::CollectiveSeries> series;  // the sendrecv sweep between the two GPUs
+  std::optional<model::CollectiveSeries> series;  // the sendrecv sweep between the two GPUs
   std::string status = "ok";                     // ok, wrong, timeout, error (the worst of its points)
   std::optional<std::string> reason;
   std::optional<double> bandwidth_gbps;          // sendrecv busbw (= algbw, per direction) at the largest size
@@ -39,7 +39,7 @@ struct CrossHostResult {
   std::string schedule;                  // "rounds" or "serial"
   std::vector<std::uint64_t> sizes_bytes;
   std::vector<CrossHostPair> pairs;      // in the order they ran
-  std::optional<coll::CollectiveSeries> all_reduce;  // every rank, one GPU each
+  std::optional<model::CollectiveSeries> all_reduce;  // every rank, one GPU each
   std::string all_reduce_status = "not run";         // ok, wrong, timeout, error, not run
   std::optional<std::string> all_reduce_reason;
   std::vector<std::string> all_reduce_transports;    // per host: "node-a: NET/IB/GDRDMA via mlx5_0:1"
@@ -50,7 +50,7 @@ struct CrossHostResult {
 // size measured ok (out of place).
 void summarize_pair(CrossHostPair& pair);
 // The worst point status of a series ("ok" when every point is ok), with the first failing point's reason.
-std::pair<std::string, std::optional<std::string>> series_status(const coll::CollectiveSeries& series);
+std::pair<std::string, std::optional<std::string>> series_status(const model::CollectiveSeries& series);
 
 struct SlowCulprit {
   std::string kind;  // "host": a host whose pairs are slower than the others; "pair": a pair below its NICs' rate;

@@ -5,17 +5,14 @@
 
 #include <fmt/format.h>
 
+#include "core/text.hpp"
+
 namespace linkscope::cluster {
 
 namespace {
 
 using nlohmann::json;
 
-std::string join(const std::vector<std::string>& parts, const std::string& separator) {
-  std::string out;
-  for (std::size_t i = 0; i < parts.size(); ++i) out += (i == 0 ? "" : separator) + parts[i];
-  return out;
-}
 
 const json& field(const json& object, const char* key) {
   static const json null_value;

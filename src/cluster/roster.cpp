@@ -5,17 +5,13 @@
 
 #include <fmt/format.h>
 
+#include "core/text.hpp"
 #include "core/error.hpp"
 
 namespace linkscope::cluster {
 
 namespace {
 
-std::string join(const std::vector<std::string>& parts, const std::string& separator) {
-  std::string out;
-  for (std::size_t i = 0; i < parts.size(); ++i) out += (i == 0 ? "" : separator) + parts[i];
-  return out;
-}
 
 std::string quoted_arguments(const std::vector<std::string>& arguments) {
   std::vector<std::string> quoted;

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "diagnose/text.hpp"
+#include "core/text.hpp"
 
 namespace linkscope::diagnose {
 

@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "core/text.hpp"
 #include "diagnose/json_access.hpp"
 #include "diagnose/nccl_env.hpp"
 
@@ -22,10 +23,6 @@ std::optional<int> opt_small_int(const json& object, std::string_view key) {
   return static_cast<int>(*value);
 }
 
-std::string lower(std::string text) {
-  for (char& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return text;
-}
 
 std::string normalize_throttle_reason(std::string reason) {
   reason = lower(std::move(reason));

@@ -8,7 +8,7 @@
 #include "diagnose/expectations.hpp"
 #include "diagnose/hypotheses.hpp"
 #include "diagnose/measured_summary.hpp"
-#include "diagnose/text.hpp"
+#include "core/text.hpp"
 
 namespace linkscope::diagnose {
 

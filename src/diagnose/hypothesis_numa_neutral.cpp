@@ -4,7 +4,7 @@
 
 #include "diagnose/expectations.hpp"
 #include "diagnose/hypotheses.hpp"
-#include "diagnose/text.hpp"
+#include "core/text.hpp"
 
 namespace linkscope::diagnose {
 

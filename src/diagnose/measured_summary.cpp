@@ -6,7 +6,7 @@
 #include <fmt/format.h>
 
 #include "diagnose/expectations.hpp"
-#include "diagnose/text.hpp"
+#include "core/text.hpp"
 
 namespace linkscope::diagnose {
 

@@ -9,7 +9,7 @@
 #include "diagnose/expectations.hpp"
 #include "diagnose/measured_summary.hpp"
 #include "diagnose/rules.hpp"
-#include "diagnose/text.hpp"
+#include "core/text.hpp"
 
 namespace linkscope::diagnose {
 

@@ -8,7 +8,7 @@
 
 #include "diagnose/expectations.hpp"
 #include "diagnose/rules.hpp"
-#include "diagnose/text.hpp"
+#include "core/text.hpp"
 
 namespace linkscope::diagnose {
 

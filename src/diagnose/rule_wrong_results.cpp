@@ -3,7 +3,7 @@
 #include <fmt/format.h>
 
 #include "diagnose/rules.hpp"
-#include "diagnose/text.hpp"
+#include "core/text.hpp"
 
 namespace linkscope::diagnose {
 

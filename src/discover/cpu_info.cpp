@@ -4,7 +4,7 @@
 #include <map>
 #include <sstream>
 
-#include "discover/text_util.hpp"
+#include "core/text.hpp"
 
 namespace linkscope::discover {
 

@@ -6,8 +6,6 @@ namespace linkscope::discover {
 
 namespace {
 
-using nlohmann::json;
-
 bool is_nccl_net(const NetSelection& nets, const std::string& name) {
   return std::any_of(nets.devices.begin(), nets.devices.end(), [&](const NcclNetDevice& d) { return d.name == name; });
 }
@@ -20,26 +18,24 @@ const NicDevice* nic_named(const SystemFacts& facts, const std::string& name) {
 }
 
 // NCCL's GPUDirect RDMA modes between the GPU of `rank` and every NET node named `nic` in the model.
-void add_gdr(json& entry, const json& model, int rank, const std::string& nic) {
-  entry["gdr_read"] = nullptr;
-  entry["gdr_write"] = nullptr;
-  if (!model.is_object() || !model.contains("nodes") || !model.contains("gdr")) {
-    entry["gdr_reason"] = "no model of this machine";
+void add_gdr(model::GpuNicRelation& entry, const model::TopologyView* view, int rank, const std::string& nic) {
+  if (view == nullptr || !view->present) {
+    entry.gdr_reason = "no model of this machine";
     return;
   }
   std::vector<std::string> net_ids;
-  for (const auto& node : model["nodes"]) {
-    if (node.value("type", "") == "NET" && node.value("name", "") == nic) net_ids.push_back(node.value("id", ""));
+  for (const auto& node : view->nodes) {
+    if (node.type == "NET" && node.name.value_or("") == nic) net_ids.push_back(node.id);
   }
-  for (const auto& decision : model["gdr"]) {
-    if (decision.value("rank", -1) != rank) continue;
-    if (std::find(net_ids.begin(), net_ids.end(), decision.value("net", "")) == net_ids.end()) continue;
-    entry["gdr_read"] = decision.value("read_mode", "");
-    entry["gdr_write"] = decision.value("write_mode", "");
-    entry["gdr_reason"] = decision.contains("write_reason") ? decision["write_reason"] : json(nullptr);
+  for (const auto& decision : view->gdr) {
+    if (decision.rank != rank) continue;
+    if (std::find(net_ids.begin(), net_ids.end(), decision.net) == net_ids.end()) continue;
+    entry.gdr_read = decision.read_mode;
+    entry.gdr_write = decision.write_mode;
+    entry.gdr_reason = decision.write_reason;
     return;
   }
-  entry["gdr_reason"] = "the model has no GPUDirect RDMA decision for this GPU and NIC";
+  entry.gdr_reason = "the model has no GPUDirect RDMA decision for this GPU and NIC";
 }
 
 }  // namespace
@@ -83,32 +79,34 @@ const GpuNicRelation* closest_nic(const std::vector<GpuNicRelation>& relations, 
   return relations.empty() ? nullptr : &relations.front();
 }
 
-nlohmann::json gpu_nics_json(const SystemFacts& facts, const NetSelection& nets, const nlohmann::json& model) {
-  json out = json::array();
+std::vector<model::GpuNics> gpu_nics(const SystemFacts& facts, const NetSelection& nets, const model::TopologyView* view) {
+  std::vector<model::GpuNics> out;
   for (const auto& gpu : facts.gpus) {
     if (!gpu.cuda_ordinal) continue;
     const auto relations = gpu_nic_relations(facts, gpu, nets);
-    json nics = json::array();
+    model::GpuNics entry;
+    entry.cuda_ordinal = *gpu.cuda_ordinal;
+    if (gpu.nvml_index) entry.nvml_index = static_cast<int>(*gpu.nvml_index);
+    entry.pci_bdf = gpu.pci_bdf;
     for (const auto& r : relations) {
-      json entry = {{"name", r.nic}, {"relation", r.relation}, {"nccl_net", r.nccl_net}};
+      model::GpuNicRelation nic;
+      nic.name = r.nic;
+      nic.relation = r.relation;
+      nic.nccl_net = r.nccl_net;
       if (r.nccl_net) {
-        add_gdr(entry, model, *gpu.cuda_ordinal, r.nic);
+        add_gdr(nic, view, *gpu.cuda_ordinal, r.nic);
       } else {
-        entry["gdr_read"] = nullptr;
-        entry["gdr_write"] = nullptr;
-        entry["gdr_reason"] = "not one of NCCL's NET devices";
+        nic.gdr_reason = "not one of NCCL's NET devices";
       }
-      nics.push_back(entry);
+      entry.nics.push_back(std::move(nic));
     }
-    const GpuNicRelation* closest = closest_nic(relations, facts);
-    out.push_back({{"cuda_ordinal", *gpu.cuda_ordinal},
-                   {"nvml_index", gpu.nvml_index ? json(*gpu.nvml_index) : json(nullptr)},
-                   {"pci_bdf", gpu.pci_bdf},
-                   {"nics", nics},
-                   {"closest", closest != nullptr ? json(closest->nic) : json(nullptr)},
-                   {"closest_relation", closest != nullptr ? json(closest->relation) : json(nullptr)},
-                   {"closest_reason", closest != nullptr ? json(nullptr)
-                                                         : json(gpu.pci ? "no NIC on a PCI function" : "the GPU's PCI function is not in sysfs")}});
+    if (const GpuNicRelation* closest = closest_nic(relations, facts)) {
+      entry.closest = closest->nic;
+      entry.closest_relation = closest->relation;
+    } else {
+      entry.closest_reason = gpu.pci ? "no NIC on a PCI function" : "the GPU's PCI function is not in sysfs";
+    }
+    out.push_back(std::move(entry));
   }
   return out;
 }

@@ -2,10 +2,10 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 #include "discover/nccl_net_selection.hpp"
 #include "discover/system_facts.hpp"
+#include "model/system.hpp"
+#include "model/topology_view.hpp"
 
 // Each GPU's relation to each NIC, in `nvidia-smi topo -m` words (PIX, PXB, PHB, NODE, SYS), whether NCCL's
 // net transport would use the NIC (NET device) and, from NCCL's model, whether GPUDirect RDMA is allowed between
@@ -30,7 +30,7 @@ std::vector<GpuNicRelation> gpu_nic_relations(const SystemFacts& facts, const Gp
 const GpuNicRelation* closest_nic(const std::vector<GpuNicRelation>& relations, const SystemFacts& facts);
 
 // `system.gpu_nics` (docs/run-schema.md): per CUDA-visible GPU, every NIC relation and the closest NIC;
-// `model` (the Run's `model` section, may be null) adds NCCL's GPUDirect RDMA modes for NET devices.
-nlohmann::json gpu_nics_json(const SystemFacts& facts, const NetSelection& nets, const nlohmann::json& model);
+// `view` (NCCL's model of this machine, may be null) adds NCCL's GPUDirect RDMA modes for NET devices.
+std::vector<model::GpuNics> gpu_nics(const SystemFacts& facts, const NetSelection& nets, const model::TopologyView* view);
 
 }  // namespace linkscope::discover

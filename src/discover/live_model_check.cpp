@@ -13,7 +13,7 @@ ModelSummary model_topology_xml(const std::string& xml, const std::string& sourc
   const topo::TopologyModel model = topo::load_topology_string(xml, source_name, env);
   ModelSummary summary;
   summary.path_lines = topo::nccl_path_lines(model);
-  summary.json = topo::model_to_json(model);
+  summary.view = topo::topology_view(model);
   summary.nccl_log = topo::render_nccl_log(model);
   summary.relation_matrix = topo::render_relation_matrix(topo::relation_matrix(model));
   return summary;

@@ -3,18 +3,17 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 #include "core/environment.hpp"
 #include "discover/live_discovery.hpp"
 #include "discover/path_compare.hpp"
+#include "model/topology_view.hpp"
 
 namespace linkscope::discover {
 
 // One topology XML through linkscope's NCCL model (src/topo), loaded once.
 struct ModelSummary {
   std::vector<std::string> path_lines;  // NCCL's printed path lines
-  nlohmann::json json;                  // the Run's `model` section
+  model::TopologyView view;             // the Run's `model` section
   std::string nccl_log;                 // NCCL's GRAPH output for the XML
   std::string relation_matrix;          // the model in nvidia-smi terms (GPUn = rank)
 };

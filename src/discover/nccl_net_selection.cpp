@@ -5,7 +5,7 @@
 
 #include <fmt/format.h>
 
-#include "discover/text_util.hpp"
+#include "core/text.hpp"
 
 namespace linkscope::discover {
 

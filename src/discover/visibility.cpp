@@ -6,7 +6,7 @@
 
 #include <fmt/format.h>
 
-#include "discover/text_util.hpp"
+#include "core/text.hpp"
 
 namespace linkscope::discover {
 
@@ -17,10 +17,6 @@ bool is_index(const std::string& entry) {
          std::all_of(entry.begin(), entry.end(), [](unsigned char c) { return std::isdigit(c) != 0; });
 }
 
-std::string lower(std::string text) {
-  std::transform(text.begin(), text.end(), text.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return text;
-}
 
 // NVML indices in the order CUDA enumerates devices.
 std::vector<unsigned> enumeration_order(const std::optional<std::string>& order, const std::vector<NvmlGpuRecord>& gpus,

@@ -328,7 +328,7 @@ class PointRun {
   std::string failure_status_;
 };
 
-void fail(coll::CollectivePoint& point, const std::string& status, const std::string& reason) {
+void fail(model::CollectivePoint& point, const std::string& status, const std::string& reason) {
   point.status = status;
   point.reason = reason;
 }
@@ -360,11 +360,11 @@ CollectiveBenchmark::~CollectiveBenchmark() {
   if (comms_.aborted()) static_cast<void>(impl_.release());
 }
 
-coll::CollectivePoint CollectiveBenchmark::measure(const SeriesKey& key, std::uint64_t requested_bytes, bool in_place,
+model::CollectivePoint CollectiveBenchmark::measure(const SeriesKey& key, std::uint64_t requested_bytes, bool in_place,
                                                    const BenchmarkOptions& options) {
   const coll::CollectiveCounts counts =
       coll::collective_counts(key.op, requested_bytes, coll::type_size(key.type), comms_.nranks());
-  coll::CollectivePoint point;
+  model::CollectivePoint point;
   point.requested_bytes = requested_bytes;
   point.bytes = counts.size_bytes();
   point.count = counts.param_count;
@@ -456,7 +456,7 @@ coll::CollectivePoint CollectiveBenchmark::measure(const SeriesKey& key, std::ui
     return point;
   }
   const Summary s = summarize(values);
-  coll::TimeSummary t;
+  model::TimeSummary t;
   t.median_us = s.median;
   t.min_us = s.min;
   t.max_us = s.max;

@@ -7,7 +7,7 @@
 #include "core/adaptive_sampler.hpp"
 #include "measure/collective_process_group.hpp"
 #include "measure/nccl_communicators.hpp"
-#include "plan/collective_result.hpp"
+#include "model/collectives.hpp"
 #include "plan/collective_spec.hpp"
 
 namespace linkscope::measure {
@@ -45,7 +45,7 @@ class CollectiveBenchmark {
 
   // One size of one series in one placement. A hang (timeout) or an asynchronous NCCL error is returned as
   // the point's status after the communicators were aborted; CUDA and NCCL call failures throw DeviceError.
-  coll::CollectivePoint measure(const SeriesKey& key, std::uint64_t requested_bytes, bool in_place,
+  model::CollectivePoint measure(const SeriesKey& key, std::uint64_t requested_bytes, bool in_place,
                                 const BenchmarkOptions& options);
 
   bool aborted() const { return comms_.aborted(); }

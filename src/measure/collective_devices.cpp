@@ -22,13 +22,13 @@ std::string uuid_text(const cudaUUID_t& uuid) {
 
 }  // namespace
 
-std::vector<coll::DeviceRecord> local_device_records(const NcclCommunicators& comms) {
-  std::vector<coll::DeviceRecord> records;
+std::vector<model::DeviceRecord> local_device_records(const NcclCommunicators& comms) {
+  std::vector<model::DeviceRecord> records;
   const std::string host = host_name();
   for (std::size_t i = 0; i < comms.local_count(); ++i) {
     cudaDeviceProp prop{};
     LINKSCOPE_CUDA_CHECK(cudaGetDeviceProperties(&prop, comms.local(i).device));
-    coll::DeviceRecord r;
+    model::DeviceRecord r;
     r.rank = comms.local(i).rank;
     r.host = host;
     r.pid = static_cast<int>(getpid());
@@ -43,12 +43,12 @@ std::vector<coll::DeviceRecord> local_device_records(const NcclCommunicators& co
   return records;
 }
 
-std::vector<coll::DeviceRecord> gather_device_records(const NcclCommunicators& comms, ProcessGroup& group) {
+std::vector<model::DeviceRecord> gather_device_records(const NcclCommunicators& comms, ProcessGroup& group) {
   nlohmann::json mine = nlohmann::json::array();
   for (const auto& r : local_device_records(comms)) mine.push_back(coll::to_json(r));
-  std::vector<coll::DeviceRecord> all;
+  std::vector<model::DeviceRecord> all;
   for (const auto& text : group.gather(mine.dump())) {
-    for (const auto& j : nlohmann::json::parse(text)) all.push_back(coll::device_from_json(j));
+    for (const auto& j : nlohmann::json::parse(text)) all.push_back(model::device_from_json(j));
   }
   std::sort(all.begin(), all.end(), [](const auto& a, const auto& b) { return a.rank < b.rank; });
   return all;

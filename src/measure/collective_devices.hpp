@@ -3,14 +3,14 @@
 
 #include "measure/collective_process_group.hpp"
 #include "measure/nccl_communicators.hpp"
-#include "plan/collective_result.hpp"
+#include "model/collectives.hpp"
 
 namespace linkscope::measure {
 
 // CUDA ordinal, PCI address, UUID and name of every GPU this process drives, with its rank, host and pid.
-std::vector<coll::DeviceRecord> local_device_records(const NcclCommunicators& comms);
+std::vector<model::DeviceRecord> local_device_records(const NcclCommunicators& comms);
 
 // Every process's records in rank order at process 0 (empty elsewhere).
-std::vector<coll::DeviceRecord> gather_device_records(const NcclCommunicators& comms, ProcessGroup& group);
+std::vector<model::DeviceRecord> gather_device_records(const NcclCommunicators& comms, ProcessGroup& group);
 
 }  // namespace linkscope::measure

@@ -5,26 +5,26 @@
 
 namespace linkscope::measure {
 
-std::vector<coll::CollectiveSeries> run_sweep(CollectiveBenchmark& bench, const SweepPlan& plan,
-                                              const coll::CollectiveSeries& prototype, const SizeCallback& on_size) {
-  std::vector<coll::CollectiveSeries> results;
+std::vector<model::CollectiveSeries> run_sweep(CollectiveBenchmark& bench, const SweepPlan& plan,
+                                              const model::CollectiveSeries& prototype, const SizeCallback& on_size) {
+  std::vector<model::CollectiveSeries> results;
   for (int cycle = 0; cycle < std::max(1, plan.cycles); ++cycle) {
     for (const SeriesKey& key : plan.series) {
-      coll::CollectiveSeries series = prototype;
+      model::CollectiveSeries series = prototype;
       series.op = key.op;
       series.dtype = key.type;
       series.redop = key.redop;
       series.root = coll::op_is_rooted(key.op) ? key.root : -1;
       series.nccl_call = nccl_call_name(key.op);
       for (std::uint64_t bytes : plan.sizes) {
-        std::vector<coll::CollectivePoint> points;
+        std::vector<model::CollectivePoint> points;
         for (bool in_place : {false, true}) {
           if (in_place ? !plan.in_place : !plan.out_of_place) continue;
           try {
             points.push_back(bench.measure(key, bytes, in_place, plan.options));
           } catch (const DeviceError& e) {
             if (!plan.continue_after_errors) throw;
-            coll::CollectivePoint failed;
+            model::CollectivePoint failed;
             failed.requested_bytes = bytes;
             failed.in_place = in_place;
             failed.status = "error";

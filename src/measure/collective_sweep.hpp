@@ -3,7 +3,7 @@
 #include <vector>
 
 #include "measure/collective_benchmark.hpp"
-#include "plan/collective_result.hpp"
+#include "model/collectives.hpp"
 
 namespace linkscope::measure {
 
@@ -20,11 +20,11 @@ struct SweepPlan {
 
 // Called after each size of a series with that size's points (out of place first).
 using SizeCallback =
-    std::function<void(const coll::CollectiveSeries& series, const std::vector<coll::CollectivePoint>& points)>;
+    std::function<void(const model::CollectiveSeries& series, const std::vector<model::CollectivePoint>& points)>;
 
 // Runs the plan; `prototype` supplies what is common to all series (ranks, launch, devices, env).
 // Stops early when the communicators were aborted (a timeout); what was measured is returned.
-std::vector<coll::CollectiveSeries> run_sweep(CollectiveBenchmark& bench, const SweepPlan& plan,
-                                              const coll::CollectiveSeries& prototype, const SizeCallback& on_size);
+std::vector<model::CollectiveSeries> run_sweep(CollectiveBenchmark& bench, const SweepPlan& plan,
+                                              const model::CollectiveSeries& prototype, const SizeCallback& on_size);
 
 }  // namespace linkscope::measure

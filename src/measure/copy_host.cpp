@@ -22,17 +22,17 @@ void* device_view(const platform::PinnedHostBuffer& buffer, int device) {
 
 }  // namespace
 
-std::vector<plan::HostPoint> measure_host_copies(const std::vector<int>& gpus, std::uint64_t bytes,
+std::vector<model::HostPoint> measure_host_copies(const std::vector<int>& gpus, std::uint64_t bytes,
                                                  std::uint32_t host_seed, bool verify,
                                                  const std::function<GpuCopyBuffers(int)>& buffers_of, LaunchGate& gate,
                                                  const SamplingSettings& settings, const ProgressCallback& progress) {
   const auto say = [&](const std::string& line) {
     if (progress) progress(line);
   };
-  std::vector<plan::HostPoint> points;
+  std::vector<model::HostPoint> points;
   for (int gpu : gpus) {
     for (const char* direction : {"h2d", "d2h"}) {
-      plan::HostPoint h;
+      model::HostPoint h;
       h.gpu = gpu;
       h.direction = direction;
       h.bytes = bytes;
@@ -78,12 +78,12 @@ std::vector<plan::HostPoint> measure_host_copies(const std::vector<int>& gpus, s
       const Summary bandwidth = bandwidth_summary(samples, 0, bytes);
       h.ops_per_sample = samples.ops;
       h.samples = bandwidth.count;
-      h.time_us = plan::stat3_of(time_us_summary(samples, 0));
-      h.bandwidth_gbps = plan::stat3_of(bandwidth);
+      h.time_us = model::stat3_of(time_us_summary(samples, 0));
+      h.bandwidth_gbps = model::stat3_of(bandwidth);
       h.cv = bandwidth.cv;
       h.wrong = samples.wrong[0];
       if (h.wrong > 0) {
-        h.status = plan::PointStatus::kWrong;
+        h.status = model::PointStatus::kWrong;
         h.reason = wrong_reason(h.wrong);
       }
       say(fmt::format("host {} GPU {} {}: {:.1f} GB/s ({} samples)", h.direction, h.gpu, format_size(bytes),

@@ -5,7 +5,7 @@
 
 #include "measure/copy_session.hpp"
 #include "measure/p2p_engine.hpp"
-#include "plan/p2p_result.hpp"
+#include "model/p2p.hpp"
 
 namespace linkscope::measure {
 
@@ -18,7 +18,7 @@ struct GpuCopyBuffers {
 
 // Pinned host memory -> each GPU (h2d) and back (d2h) by that GPU's copy engine, `bytes` per copy, verified on
 // the GPU (the host buffer through its mapped device pointer). A failure becomes that point's status.
-std::vector<plan::HostPoint> measure_host_copies(const std::vector<int>& gpus, std::uint64_t bytes,
+std::vector<model::HostPoint> measure_host_copies(const std::vector<int>& gpus, std::uint64_t bytes,
                                                  std::uint32_t host_seed, bool verify,
                                                  const std::function<GpuCopyBuffers(int)>& buffers_of, LaunchGate& gate,
                                                  const SamplingSettings& settings, const ProgressCallback& progress);

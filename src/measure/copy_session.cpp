@@ -226,8 +226,8 @@ Summary time_us_summary(const PointSamples& samples, std::size_t transfer) {
   return summarize(us);
 }
 
-plan::PointStatus failure_status(const Error& e) {
-  return e.code() == ExitCode::kTimeout ? plan::PointStatus::kTimeout : plan::PointStatus::kError;
+model::PointStatus failure_status(const Error& e) {
+  return e.code() == ExitCode::kTimeout ? model::PointStatus::kTimeout : model::PointStatus::kError;
 }
 
 std::string wrong_reason(std::uint64_t wrong_words) {

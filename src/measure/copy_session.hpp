@@ -8,7 +8,7 @@
 #include "measure/copy_signals.hpp"
 #include "measure/copy_sm_kernel.hpp"
 #include "measure/launch_gate.hpp"
-#include "plan/p2p_result.hpp"
+#include "model/p2p.hpp"
 #include "platform/cuda_resources.hpp"
 
 namespace linkscope::measure {
@@ -110,7 +110,7 @@ Summary bandwidth_summary(const PointSamples& samples, std::size_t transfer, std
 Summary time_us_summary(const PointSamples& samples, std::size_t transfer);
 
 // The status an item gets when measuring it threw: `timeout` for the gate's watchdog, else `error`.
-plan::PointStatus failure_status(const Error& e);
+model::PointStatus failure_status(const Error& e);
 // The reason of a `wrong` item.
 std::string wrong_reason(std::uint64_t wrong_words);
 

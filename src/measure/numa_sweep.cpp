@@ -9,21 +9,21 @@ namespace linkscope::measure {
 
 namespace {
 
-std::vector<plan::DeviceInfo> devices_of(const std::vector<plan::PatternPlan>& plans) {
+std::vector<model::DeviceInfo> devices_of(const std::vector<plan::PatternPlan>& plans) {
   std::vector<plan::DirectedPair> edges;
   for (const auto& p : plans) {
     if (p.runnable) edges.insert(edges.end(), p.spec.edges.begin(), p.spec.edges.end());
   }
-  std::vector<plan::DeviceInfo> devices;
+  std::vector<model::DeviceInfo> devices;
   for (int d : plan::devices_of(edges)) devices.push_back(describe_device(d));
   return devices;
 }
 
 }  // namespace
 
-plan::PatternRun run_pattern_set(PatternRequest request, bool numa_sweep, const ProgressCallback& progress,
+model::PatternRun run_pattern_set(PatternRequest request, bool numa_sweep, const ProgressCallback& progress,
                                  const std::string& sysfs_root) {
-  plan::PatternRun run;
+  model::PatternRun run;
   if (!numa_sweep) {
     run.patterns = run_patterns(request, progress);
     run.devices = devices_of(request.plans);
@@ -46,7 +46,7 @@ plan::PatternRun run_pattern_set(PatternRequest request, bool numa_sweep, const 
       run.patterns.insert(run.patterns.end(), results.begin(), results.end());
     }
   }
-  run.numa = plan::summarize_numa_sweep(nodes, run.patterns);
+  run.numa = model::summarize_numa_sweep(nodes, run.patterns);
   run.devices = devices_of(request.plans);
   run.config = to_json(request);
   return run;

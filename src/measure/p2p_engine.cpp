@@ -26,9 +26,9 @@ namespace linkscope::measure {
 namespace {
 
 using plan::CopyMethod;
-using plan::CopyPoint;
+using model::CopyPoint;
 using plan::DirectedPair;
-using plan::PointStatus;
+using model::PointStatus;
 
 constexpr std::uint32_t kHostSeedSlot = 0xFFFFu;  // derived_seed slot of the pinned host source
 constexpr int kCeLatencyCopies = 100;
@@ -38,7 +38,7 @@ class P2pRun {
  public:
   P2pRun(const plan::P2pRequest& request, const ProgressCallback& progress) : request_(request), progress_(progress) {}
 
-  plan::P2pResults run() {
+  model::P2pResults run() {
     results_.request = request_;
     const int count = platform::require_cuda_devices();
     plan::check_in_range(request_.pairs, count);
@@ -51,7 +51,7 @@ class P2pRun {
     if (request_.measure_copy) measure_copies();
     if (request_.measure_host) measure_host_copies();
     if (request_.measure_latency) measure_latency();
-    plan::mark_latency_dominated(results_.points, results_.latency);
+    model::mark_latency_dominated(results_.points, results_.latency);
     return std::move(results_);
   }
 
@@ -223,10 +223,10 @@ class P2pRun {
   }
 
   static void fill_points(std::vector<CopyPoint>& points, const PointSamples& samples) {
-    std::optional<plan::Stat3> total, sum;
+    std::optional<model::Stat3> total, sum;
     if (points.size() > 1) {
-      total = plan::stat3_of(summarize(samples.aggregate_gbps));
-      sum = plan::stat3_of(summarize(samples.sum_gbps));
+      total = model::stat3_of(summarize(samples.aggregate_gbps));
+      sum = model::stat3_of(summarize(samples.sum_gbps));
     }
     for (std::size_t i = 0; i < points.size(); ++i) {
       auto& p = points[i];
@@ -235,8 +235,8 @@ class P2pRun {
       p.ops_per_sample = samples.ops;
       p.samples = gbps.count;
       p.stop_reason = to_string(samples.stop_reason);
-      p.time_us = plan::stat3_of(time_us);
-      p.bandwidth_gbps = plan::stat3_of(gbps);
+      p.time_us = model::stat3_of(time_us);
+      p.bandwidth_gbps = model::stat3_of(gbps);
       p.total_gbps = total;
       p.sum_gbps = sum;
       p.cv = gbps.cv;
@@ -279,7 +279,7 @@ class P2pRun {
     }
   }
 
-  static std::string describe(const plan::LatencyPoint& l) {
+  static std::string describe(const model::LatencyPoint& l) {
     const std::string what =
         fmt::format("latency {}{} {}>{}", l.method, l.chase.empty() ? "" : " [" + l.chase + "]", l.src, l.dst);
     if (!l.latency_ns) return fmt::format("{}: {} ({})", what, plan::to_string(l.status), l.reason);
@@ -299,8 +299,8 @@ class P2pRun {
 
   // A kernel on the destination follows pointers stored in the source's memory: the latency of one load of
   // data moving src -> dst (nvbandwidth's device_to_device_latency_sm with row = dst, column = src).
-  plan::LatencyPoint pointer_chase(const DirectedPair& pair, const plan::ChaseSpec& spec) {
-    plan::LatencyPoint l;
+  model::LatencyPoint pointer_chase(const DirectedPair& pair, const plan::ChaseSpec& spec) {
+    model::LatencyPoint l;
     l.src = pair.src;
     l.dst = pair.dst;
     l.method = "sm_pointer_chase";
@@ -326,8 +326,8 @@ class P2pRun {
   }
 
   // 16-byte copies issued by the initiator of the current mode (p2pBandwidthLatencyTest's "GPU latency").
-  plan::LatencyPoint small_ce_copies(const DirectedPair& pair) {
-    plan::LatencyPoint l;
+  model::LatencyPoint small_ce_copies(const DirectedPair& pair) {
+    model::LatencyPoint l;
     l.src = pair.src;
     l.dst = pair.dst;
     l.method = "ce_small_copy";
@@ -362,15 +362,15 @@ class P2pRun {
     return l;
   }
 
-  static void fill_latency(plan::LatencyPoint& l, const Summary& ns) {
-    l.latency_ns = plan::stat3_of(ns);
+  static void fill_latency(model::LatencyPoint& l, const Summary& ns) {
+    l.latency_ns = model::stat3_of(ns);
     l.samples = ns.count;
     l.cv = ns.cv;
   }
 
   const plan::P2pRequest& request_;
   const ProgressCallback& progress_;
-  plan::P2pResults results_;
+  model::P2pResults results_;
   std::vector<int> devices_;
   std::map<std::pair<int, int>, platform::PeerAccess> access_;
   std::map<int, GpuBuffers> buffers_;
@@ -381,12 +381,12 @@ class P2pRun {
 
 }  // namespace
 
-plan::DeviceInfo describe_device(int device) {
+model::DeviceInfo describe_device(int device) {
   const auto info = platform::cuda_device_info(device);
   return {info.id, info.name, info.pci_bdf, info.uuid, info.sm_count, fmt::format("{}.{}", info.major, info.minor)};
 }
 
-plan::P2pResults run_p2p(const plan::P2pRequest& request, const ProgressCallback& progress) {
+model::P2pResults run_p2p(const plan::P2pRequest& request, const ProgressCallback& progress) {
   return P2pRun(request, progress).run();
 }
 

@@ -3,7 +3,7 @@
 #include <string>
 
 #include "plan/p2p_plan.hpp"
-#include "plan/p2p_result.hpp"
+#include "model/p2p.hpp"
 
 namespace linkscope::measure {
 
@@ -17,10 +17,10 @@ using ProgressCallback = std::function<void(const std::string&)>;
 //
 // Throws UsageError (exit 2) for a GPU id out of range or buffers larger than free memory (checked with
 // cudaMemGetInfo before allocating), DeviceError (exit 3) when there is no usable GPU.
-plan::P2pResults run_p2p(const plan::P2pRequest& request, const ProgressCallback& progress);
+model::P2pResults run_p2p(const plan::P2pRequest& request, const ProgressCallback& progress);
 
 // Name, PCI BDF, UUID, SM count and compute capability of one GPU, for the results.
-plan::DeviceInfo describe_device(int device);
+model::DeviceInfo describe_device(int device);
 
 // Device memory kept free beyond the copy buffers (CUDA context growth, latency chains, counters).
 inline constexpr std::uint64_t kContextMarginBytes = 128ull << 20;

@@ -18,7 +18,7 @@ namespace linkscope::measure {
 
 namespace {
 
-using plan::PointStatus;
+using model::PointStatus;
 
 constexpr std::uint32_t kEdgeSeedBase = 1000;  // derived_seed slots of pattern edges (GPU slots are 0..)
 
@@ -36,7 +36,7 @@ class PatternRunner {
  public:
   PatternRunner(const PatternRequest& request, const ProgressCallback& progress) : request_(request), progress_(progress) {}
 
-  std::vector<plan::PatternResult> run() {
+  std::vector<model::PatternResult> run() {
     const int count = platform::require_cuda_devices();
     for (const auto& p : request_.plans) {
       if (p.runnable) plan::check_in_range(p.spec.edges, count, p.name == "edges" ? "--edges" : "pattern " + p.name);
@@ -52,7 +52,7 @@ class PatternRunner {
       if (p.runnable) all_edges.insert(all_edges.end(), p.spec.edges.begin(), p.spec.edges.end());
     }
     for (int d : plan::devices_of(all_edges)) preload_sample_kernels(d, gate_);
-    std::vector<plan::PatternResult> results;
+    std::vector<model::PatternResult> results;
     for (const auto& p : request_.plans) {
       results.push_back(p.runnable ? run_pattern(p.spec) : skipped(p));
       say(describe(results.back()));
@@ -65,8 +65,8 @@ class PatternRunner {
     if (progress_) progress_(line);
   }
 
-  plan::PatternResult blank(const std::string& name) const {
-    plan::PatternResult r;
+  model::PatternResult blank(const std::string& name) const {
+    model::PatternResult r;
     r.name = name;
     r.cpu_node = request_.cpu_node;
     r.bytes = request_.bytes;
@@ -74,8 +74,8 @@ class PatternRunner {
     return r;
   }
 
-  plan::PatternResult skipped(const plan::PatternPlan& p) const {
-    plan::PatternResult r = blank(p.name);
+  model::PatternResult skipped(const plan::PatternPlan& p) const {
+    model::PatternResult r = blank(p.name);
     r.status = PointStatus::kNa;
     r.reason = p.skip_reason;
     return r;
@@ -128,10 +128,10 @@ class PatternRunner {
 
   SamplingSettings settings() const { return {request_.sampling, request_.warmup_samples, request_.forced_ops}; }
 
-  plan::PatternResult run_pattern(const plan::PatternSpec& spec) {
-    plan::PatternResult r = blank(spec.name);
+  model::PatternResult run_pattern(const plan::PatternSpec& spec) {
+    model::PatternResult r = blank(spec.name);
     for (const auto& edge : spec.edges) {
-      plan::EdgeResult e;
+      model::EdgeResult e;
       e.src = edge.src;
       e.dst = edge.dst;
       r.edges.push_back(e);
@@ -159,14 +159,14 @@ class PatternRunner {
       CopySession session(transfers, gate_, request_.verify);
       const PointSamples samples = sample_point(session, settings());
       const Summary aggregate = summarize(samples.aggregate_gbps);
-      r.aggregate_gbps = plan::stat3_of(aggregate);
+      r.aggregate_gbps = model::stat3_of(aggregate);
       r.cv = aggregate.cv;
       r.samples = aggregate.count;
       r.ops_per_sample = samples.ops;
       r.stop_reason = to_string(samples.stop_reason);
       for (std::size_t i = 0; i < r.edges.size(); ++i) {
-        r.edges[i].bandwidth_gbps = plan::stat3_of(bandwidth_summary(samples, i, request_.bytes));
-        r.edges[i].time_us = plan::stat3_of(time_us_summary(samples, i));
+        r.edges[i].bandwidth_gbps = model::stat3_of(bandwidth_summary(samples, i, request_.bytes));
+        r.edges[i].time_us = model::stat3_of(time_us_summary(samples, i));
         r.wrong += samples.wrong[i];
       }
       if (r.wrong > 0) {
@@ -174,7 +174,7 @@ class PatternRunner {
         r.reason = fmt::format("{} words of the destinations did not match their sources", r.wrong);
       }
       for (std::size_t i = 0; i < r.edges.size(); ++i) fill_alone(r.edges[i], transfers[i], r.wrong);
-      plan::compute_scaling(r);
+      model::compute_scaling(r);
       if (r.wrong > 0) r.status = PointStatus::kWrong;
     } catch (const Error& e) {
       r.status = failure_status(e);
@@ -184,7 +184,7 @@ class PatternRunner {
   }
 
   // The edge by itself, measured once per (src, dst) in this run and reused by later patterns.
-  void fill_alone(plan::EdgeResult& edge, const Transfer& transfer, std::uint64_t& wrong) {
+  void fill_alone(model::EdgeResult& edge, const Transfer& transfer, std::uint64_t& wrong) {
     const auto key = std::make_pair(edge.src, edge.dst);
     auto it = alone_.find(key);
     if (it == alone_.end()) {
@@ -204,7 +204,7 @@ class PatternRunner {
     edge.alone_reason = it->second.reason;
   }
 
-  static std::string describe(const plan::PatternResult& r) {
+  static std::string describe(const model::PatternResult& r) {
     if (!r.aggregate_gbps) return fmt::format("patterns {}: {} ({})", r.name, plan::to_string(r.status), r.reason);
     return fmt::format("patterns {}: {:.1f} GB/s aggregate over {} edges{}", r.name, r.aggregate_gbps->median,
                        r.edges.size(), r.scaling ? fmt::format(", scaling {:.3f}", *r.scaling) : "");
@@ -250,7 +250,7 @@ std::map<int, std::uint64_t> pattern_bytes_per_device(const PatternRequest& requ
   return largest;
 }
 
-std::vector<plan::PatternResult> run_patterns(const PatternRequest& request, const ProgressCallback& progress) {
+std::vector<model::PatternResult> run_patterns(const PatternRequest& request, const ProgressCallback& progress) {
   return PatternRunner(request, progress).run();
 }
 

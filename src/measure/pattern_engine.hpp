@@ -6,7 +6,7 @@
 #include "core/adaptive_sampler.hpp"
 #include "measure/p2p_engine.hpp"
 #include "plan/p2p_plan.hpp"
-#include "plan/pattern_result.hpp"
+#include "model/patterns.hpp"
 #include "plan/pattern_spec.hpp"
 
 namespace linkscope::measure {
@@ -32,7 +32,7 @@ nlohmann::json to_json(const PatternRequest& request);
 // factor. Skipped presets and edges without peer access become `na` results with the reason.
 // Throws UsageError (exit 2) for a GPU out of range or buffers larger than free memory, DeviceError (exit 3)
 // without a usable GPU.
-std::vector<plan::PatternResult> run_patterns(const PatternRequest& request, const ProgressCallback& progress);
+std::vector<model::PatternResult> run_patterns(const PatternRequest& request, const ProgressCallback& progress);
 
 // Device memory per GPU that the largest runnable pattern needs (one source and one destination buffer per edge).
 std::map<int, std::uint64_t> pattern_bytes_per_device(const PatternRequest& request);

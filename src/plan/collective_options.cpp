@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "core/text.hpp"
 #include "core/error.hpp"
 #include "core/size.hpp"
 #include "core/sweep.hpp"
@@ -12,10 +13,6 @@ namespace linkscope::coll {
 
 namespace {
 
-std::string lower(std::string text) {
-  for (char& c : text) c = static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
-  return text;
-}
 
 void require_range(int value, int low, int high, const char* flag, const char* what) {
   if (value < low || value > high) {

@@ -164,6 +164,14 @@ std::string_view rank_time_reduction_name(RankTimeReduction reduction) {
   return "max";
 }
 
+std::optional<RankTimeReduction> parse_rank_time_reduction(std::string_view text) {
+  for (auto reduction : {RankTimeReduction::kRank0, RankTimeReduction::kAverage, RankTimeReduction::kMinimum,
+                         RankTimeReduction::kMaximum}) {
+    if (rank_time_reduction_name(reduction) == text) return reduction;
+  }
+  return std::nullopt;
+}
+
 std::uint64_t CollectiveCounts::size_bytes() const { return std::max(send_count, recv_count) * element_size; }
 
 CollectiveCounts collective_counts(CollectiveOp op, std::uint64_t requested_bytes, std::size_t element_size, int nranks) {

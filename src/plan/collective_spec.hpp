@@ -50,6 +50,7 @@ std::optional<RedOp> parse_red_op(std::string_view text);
 // How per-rank times become one time, as nccl-tests' -a: 0 rank 0, 1 average, 2 minimum, 3 maximum.
 enum class RankTimeReduction { kRank0 = 0, kAverage = 1, kMinimum = 2, kMaximum = 3 };
 std::string_view rank_time_reduction_name(RankTimeReduction reduction);  // rank0 avg min max
+std::optional<RankTimeReduction> parse_rank_time_reduction(std::string_view text);
 
 // nccl-tests' getCollByteCount: element counts for one requested size. Counts are in elements.
 struct CollectiveCounts {

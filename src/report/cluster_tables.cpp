@@ -6,7 +6,7 @@
 
 #include "core/text_table.hpp"
 #include "cluster/roster.hpp"
-#include "diagnose/text.hpp"
+#include "core/text.hpp"
 #include "report/svg_heatmap.hpp"
 
 namespace linkscope::report {
@@ -28,11 +28,6 @@ std::string text(const json& value, const std::string& fallback = "?") {
   return fallback;
 }
 
-std::string join(const std::vector<std::string>& parts, const std::string& separator) {
-  std::string out;
-  for (std::size_t i = 0; i < parts.size(); ++i) out += (i == 0 ? "" : separator) + parts[i];
-  return out;
-}
 
 std::string gbps(const json& value) { return value.is_number() ? fmt::format("{:.1f}", value.get<double>()) : ""; }
 
@@ -165,7 +160,7 @@ Table cross_host_pairs_table(const RunDocument& run) {
                       {nics},
                       {text(at(a, "transport"), "?")},
                       {at(pair, "bytes").is_number() && pair["bytes"].get<std::uint64_t>() > 0
-                           ? diagnose::format_bytes(pair["bytes"].get<std::uint64_t>())
+                           ? format_bytes(pair["bytes"].get<std::uint64_t>())
                            : "-",
                        "", true},
                       {gbps(at(pair, "bandwidth_gbps")), "", true},
@@ -199,7 +194,7 @@ Table cross_host_all_reduce_table(const RunDocument& run) {
   for (const auto& line : at(ar, "transports")) transports.push_back(text(line));
   const std::string status = text(at(ar, "status"));
   t.rows.push_back({{text(at(ar, "nranks"), "-"), "", true},
-                    {at(ar, "bytes").is_number() ? diagnose::format_bytes(ar["bytes"].get<std::uint64_t>()) : "-", "", true},
+                    {at(ar, "bytes").is_number() ? format_bytes(ar["bytes"].get<std::uint64_t>()) : "-", "", true},
                     {gbps(at(ar, "busbw_gbps")), "", true},
                     {status, text(at(ar, "reason"), ""), false, status == "ok" ? "" : "sev-error"},
                     {transports.empty() ? "-" : join(transports, "; ")}});
@@ -215,7 +210,7 @@ std::string cross_host_heatmap_svg(const RunDocument& run) {
   map.title = "NCCL sendrecv between hosts, GB/s per direction";
   const json& sizes = at(cross(run), "sizes_bytes");
   if (sizes.is_array() && !sizes.empty()) {
-    map.title += " at up to " + diagnose::format_bytes(sizes.back().get<std::uint64_t>());
+    map.title += " at up to " + format_bytes(sizes.back().get<std::uint64_t>());
   }
   map.row_axis = "host";
   map.column_axis = "host";
@@ -321,7 +316,7 @@ std::string render_cross_host_text(const RunDocument& run) {
   if (!has_cross_host(run)) return "";
   const json& c = cross(run);
   std::vector<std::string> sizes;
-  for (const auto& s : at(c, "sizes_bytes")) sizes.push_back(diagnose::format_bytes(s.get<std::uint64_t>()));
+  for (const auto& s : at(c, "sizes_bytes")) sizes.push_back(format_bytes(s.get<std::uint64_t>()));
   std::string out = fmt::format("Cross-host NCCL sendrecv, one GPU per host ({} schedule; sizes {}; GB/s per direction at "
                                 "the largest size):\n",
                                 text(at(c, "schedule")), join(sizes, ", "));

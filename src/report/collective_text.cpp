@@ -18,7 +18,7 @@ std::string reduction_text(coll::RankTimeReduction r) {
 
 }  // namespace
 
-std::string render_collective_header(const coll::CollectiveSeries& s, const std::string& sampling) {
+std::string render_collective_header(const model::CollectiveSeries& s, const std::string& sampling) {
   std::string out;
   std::string what = fmt::format("{} {}", coll::op_name(s.op), coll::type_name(s.dtype));
   if (coll::op_reduces(s.op)) what += fmt::format(" {}", coll::red_op_name(s.redop));
@@ -34,7 +34,7 @@ std::string render_collective_header(const coll::CollectiveSeries& s, const std:
   return out;
 }
 
-std::string render_collective_row(const coll::CollectivePoint& p) {
+std::string render_collective_row(const model::CollectivePoint& p) {
   const std::string place = p.in_place ? "in" : "out";
   std::string out = fmt::format("  {:>12}  {:>12}  {:>5}", p.bytes, p.count, place);
   if (!p.time) {
@@ -49,8 +49,8 @@ std::string render_collective_row(const coll::CollectivePoint& p) {
   return out + "\n";
 }
 
-std::string render_collective_footer(const std::vector<coll::CollectiveSeries>& series, const CollectiveSummary& summary) {
-  const coll::CollectivePoint* peak = nullptr;
+std::string render_collective_footer(const std::vector<model::CollectiveSeries>& series, const CollectiveSummary& summary) {
+  const model::CollectivePoint* peak = nullptr;
   std::int64_t wrong = 0;
   int checked = 0, failed = 0, points = 0;
   for (const auto& s : series) {

@@ -12,16 +12,13 @@
 #include "diagnose/expectations.hpp"
 #include "diagnose/finding.hpp"
 #include "diagnose/json_access.hpp"
-#include "diagnose/text.hpp"
+#include "core/text.hpp"
 
 namespace linkscope::report {
 
 namespace {
 
 using diagnose::Evidence;
-using diagnose::format_bytes;
-using diagnose::format_number;
-using diagnose::format_percent;
 
 // One comparable number of a run.
 struct Measure {

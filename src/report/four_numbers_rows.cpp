@@ -6,14 +6,12 @@
 #include <fmt/format.h>
 
 #include "diagnose/measured_summary.hpp"
-#include "diagnose/text.hpp"
+#include "core/text.hpp"
 
 namespace linkscope::report {
 
 namespace {
 
-using diagnose::format_bytes;
-using diagnose::median_of;
 
 std::vector<int> gpu_ids(const diagnose::Evidence& evidence) {
   std::vector<int> ids = evidence.visible_ordinals();

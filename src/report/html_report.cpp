@@ -2,7 +2,7 @@
 
 #include <fmt/format.h>
 
-#include "diagnose/text.hpp"
+#include "core/text.hpp"
 #include "report/cluster_tables.hpp"
 #include "report/four_numbers_rows.hpp"
 #include "report/html_style.hpp"
@@ -132,13 +132,13 @@ std::string render_html(const RunDocument& run) {
   const auto key_numbers = four_numbers(data);
   if (!key_numbers.empty()) out += "<ul class=\"keys\">\n";
   for (const auto& row : key_numbers) {
-    auto value = [](const std::optional<double>& v) { return v ? diagnose::format_gbps(*v) : std::string("n/a"); };
+    auto value = [](const std::optional<double>& v) { return v ? format_gbps(*v) : std::string("n/a"); };
     auto share = [&](const std::optional<double>& v) {
-      return v && row.link_rate_gbps ? " (" + diagnose::format_percent(*v / *row.link_rate_gbps) + ")" : std::string();
+      return v && row.link_rate_gbps ? " (" + format_percent(*v / *row.link_rate_gbps) + ")" : std::string();
     };
     out += "<li><strong>" + escape_html(row.pair_type) + " pairs:</strong> " +
            escape_html(fmt::format("link {} · NCCL weight {} · P2P copy {}{} · busbw {}{}", value(row.link_rate_gbps),
-                                   row.model_weight ? diagnose::format_number(*row.model_weight) : std::string("n/a"),
+                                   row.model_weight ? format_number(*row.model_weight) : std::string("n/a"),
                                    value(row.copy_gbps), share(row.copy_gbps), value(row.busbw_gbps),
                                    share(row.busbw_gbps))) +
            "</li>\n";
@@ -217,7 +217,7 @@ std::string render_html(const RunDocument& run) {
     out += "</div>\n";
     for (const auto& matrix : data.matrices) {
       out += fmt::format("<details><summary>{} copy matrix at {} as a table</summary>\n", method_label(matrix.method),
-                         diagnose::format_bytes(matrix.bytes));
+                         format_bytes(matrix.bytes));
       out += table_html(p2p_matrix_table(matrix), "matrix", true) + "</details>\n";
     }
     out += "<h3>Bandwidth against size</h3>\n";
@@ -245,7 +245,7 @@ std::string render_html(const RunDocument& run) {
                               : missing(not_measured("Concurrent copy patterns"));
   if (ev.numa_measured && ev.numa_largest_relative_difference) {
     out += "<p>NUMA sweep: largest relative difference across nodes " +
-           diagnose::format_percent(*ev.numa_largest_relative_difference) + ".</p>\n";
+           format_percent(*ev.numa_largest_relative_difference) + ".</p>\n";
   }
   out += "</section>\n";
 

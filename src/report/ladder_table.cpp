@@ -6,42 +6,8 @@
 
 namespace linkscope::report {
 
-using nlohmann::json;
-
-std::vector<LadderLayer> ladder_layers(const std::optional<std::string>& p2p_level) {
-  std::vector<LadderLayer> layers(6);
-  layers[0].name = "default";
-  layers[1].name = "p2p-level";
-  if (p2p_level) {
-    layers[1].env = {{"NCCL_P2P_LEVEL", *p2p_level}};
-  } else {
-    layers[1].status = "skipped";
-    layers[1].reason = "the default run did not show NCCL's GPU-to-GPU path type (runtime layer not recorded)";
-  }
-  layers[2].name = "p2p-disabled";
-  layers[2].env = {{"NCCL_P2P_DISABLE", "1"}};
-  layers[3].name = "network";
-  layers[3].env = {{"NCCL_P2P_DISABLE", "1"}, {"NCCL_SHM_DISABLE", "1"}};
-  layers[4].name = "ring";
-  layers[4].env = {{"NCCL_ALGO", "Ring"}};
-  layers[5].name = "tree";
-  layers[5].env = {{"NCCL_ALGO", "Tree"}};
-  return layers;
-}
-
-void finish_ladder(Ladder& ladder) {
-  std::optional<double> best;
-  for (const auto& layer : ladder.layers) {
-    if (layer.busbw_gbps && (!best || *layer.busbw_gbps > *best)) best = layer.busbw_gbps;
-  }
-  for (auto& layer : ladder.layers) {
-    layer.efficiency.reset();
-    layer.slowdown.reset();
-    if (!layer.busbw_gbps) continue;
-    if (layer.peak.peak_gbps && *layer.peak.peak_gbps > 0) layer.efficiency = *layer.busbw_gbps / *layer.peak.peak_gbps;
-    if (best && *layer.busbw_gbps > 0) layer.slowdown = *best / *layer.busbw_gbps;
-  }
-}
+using model::Ladder;
+using model::LadderLayer;
 
 namespace {
 
@@ -84,28 +50,6 @@ std::string render_ladder_table(const Ladder& ladder) {
                        optional_number(layer.slowdown, "{:.2f}x"), note);
   }
   return out;
-}
-
-json to_json(const Ladder& ladder) {
-  json layers = json::array();
-  for (const auto& l : ladder.layers) {
-    auto opt = [](const auto& v) { return v ? json(*v) : json(nullptr); };
-    layers.push_back({{"name", l.name},
-                      {"env", l.env},
-                      {"status", l.status},
-                      {"reason", opt(l.reason)},
-                      {"transport", opt(l.transport)},
-                      {"transports", l.transports},
-                      {"bytes", opt(l.bytes)},
-                      {"busbw_gbps", opt(l.busbw_gbps)},
-                      {"wrong", opt(l.wrong)},
-                      {"peak_gbps", opt(l.peak.peak_gbps)},
-                      {"peak_basis", l.peak.basis.empty() ? json(nullptr) : json(l.peak.basis)},
-                      {"peak_reason", l.peak.reason.empty() ? json(nullptr) : json(l.peak.reason)},
-                      {"efficiency", opt(l.efficiency)},
-                      {"slowdown", opt(l.slowdown)}});
-  }
-  return {{"op", ladder.op}, {"dtype", ladder.dtype}, {"nranks", ladder.nranks}, {"layers", layers}};
 }
 
 }  // namespace linkscope::report

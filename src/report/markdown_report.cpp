@@ -4,7 +4,7 @@
 
 #include <fmt/format.h>
 
-#include "diagnose/text.hpp"
+#include "core/text.hpp"
 #include "report/cluster_tables.hpp"
 #include "report/report_data.hpp"
 #include "report/report_format.hpp"
@@ -146,7 +146,7 @@ std::string render_markdown(const RunDocument& run, const MarkdownOptions& optio
   } else {
     for (const auto& matrix : data.matrices) {
       out += fmt::format("### {} copy, GB/s at {} (row = source, column = destination)\n\n", method_label(matrix.method),
-                         diagnose::format_bytes(matrix.bytes));
+                         format_bytes(matrix.bytes));
       out += image(p2p_heatmap_file(matrix.method), method_label(matrix.method) + " heatmap");
       out += table_text(p2p_matrix_table(matrix));
     }
@@ -166,7 +166,7 @@ std::string render_markdown(const RunDocument& run, const MarkdownOptions& optio
                               : "_" + not_measured("Concurrent copy patterns") + "_\n\n";
   if (ev.numa_measured && ev.numa_largest_relative_difference) {
     out += fmt::format("NUMA sweep: largest relative difference across nodes {}.\n\n",
-                       diagnose::format_percent(*ev.numa_largest_relative_difference));
+                       format_percent(*ev.numa_largest_relative_difference));
   }
 
   out += "## Collectives\n\n";

@@ -8,13 +8,14 @@
 #include <fmt/format.h>
 
 #include "core/size.hpp"
+#include "core/text.hpp"
 
 namespace linkscope::report {
 
 namespace {
 
-using plan::CopyPoint;
-using plan::PointStatus;
+using model::CopyPoint;
+using model::PointStatus;
 
 // One curve family: the points that share a method, direction mode and SM kernel.
 struct Series {
@@ -48,23 +49,17 @@ std::string status_cell(PointStatus status) {
 
 std::string cell_of(const CopyPoint& p) {
   if (!has_value(p)) return status_cell(p.status);
-  return format_gbps(p.bandwidth_gbps->median) + (p.status == PointStatus::kWrong ? "!" : "");
+  return format_number(p.bandwidth_gbps->median) + (p.status == PointStatus::kWrong ? "!" : "");
 }
 
-std::vector<int> device_ids(const plan::P2pResults& results) {
+std::vector<int> device_ids(const model::P2pResults& results) {
   std::set<int> ids;
   for (const auto& d : results.devices) ids.insert(d.id);
   for (const auto& p : results.points) ids.insert(p.src), ids.insert(p.dst);
   return {ids.begin(), ids.end()};
 }
 
-std::string join(const std::vector<std::string>& items, const std::string& separator) {
-  std::string out;
-  for (const auto& item : items) out += (out.empty() ? "" : separator) + item;
-  return out;
-}
-
-void header(std::string& out, const plan::P2pResults& results) {
+void header(std::string& out, const model::P2pResults& results) {
   const auto& r = results.request;
   out += fmt::format("linkscope p2p: {} GPU{}\n", results.devices.size(), results.devices.size() == 1 ? "" : "s");
   for (const auto& d : results.devices) {
@@ -96,7 +91,7 @@ void header(std::string& out, const plan::P2pResults& results) {
 }
 
 // Matrices of one series: rows = source, columns = destination.
-void matrices(std::string& out, const plan::P2pResults& results, const Series& series, const std::vector<int>& ids) {
+void matrices(std::string& out, const model::P2pResults& results, const Series& series, const std::vector<int>& ids) {
   std::vector<std::uint64_t> sizes;
   for (const auto& p : results.points) {
     if (series_of(p) == series && std::find(sizes.begin(), sizes.end(), p.bytes) == sizes.end()) sizes.push_back(p.bytes);
@@ -128,9 +123,9 @@ void matrices(std::string& out, const plan::P2pResults& results, const Series& s
       for (const auto& [key, p] : cells) {
         if (key.first < key.second && p->total_gbps) {
           out += fmt::format("  total {}<->{}: {} GB/s (both directions over one shared window)", key.first, key.second,
-                             format_gbps(p->total_gbps->median));
+                             format_number(p->total_gbps->median));
           if (p->sum_gbps) {
-            out += fmt::format("; sum of the directions {} GB/s (nvbandwidth's total)", format_gbps(p->sum_gbps->median));
+            out += fmt::format("; sum of the directions {} GB/s (nvbandwidth's total)", format_number(p->sum_gbps->median));
           }
           out += "\n";
         }
@@ -139,7 +134,7 @@ void matrices(std::string& out, const plan::P2pResults& results, const Series& s
   }
 }
 
-void curves(std::string& out, const plan::P2pResults& results, const Series& series) {
+void curves(std::string& out, const model::P2pResults& results, const Series& series) {
   std::vector<std::pair<int, int>> pairs;
   for (const auto& p : results.points) {
     if (series_of(p) == series && std::find(pairs.begin(), pairs.end(), std::make_pair(p.src, p.dst)) == pairs.end()) {
@@ -165,11 +160,11 @@ void curves(std::string& out, const plan::P2pResults& results, const Series& ser
       if (p->sm_repeat == "kernel") note += (note.empty() ? "" : ", ") + std::string("in one launch");
       if (p->status == PointStatus::kWrong) note += (note.empty() ? "" : ", ") + fmt::format("{} WRONG words", p->wrong);
       out += fmt::format("{:>8} {:>10} {:>9} {:>9} {:>9} {:>7} {:>7}{}  {}\n", format_size(p->bytes),
-                         format_us(p->time_us->median), format_gbps(p->bandwidth_gbps->median),
-                         format_gbps(p->bandwidth_gbps->min), format_gbps(p->bandwidth_gbps->max), format_percent(p->cv),
+                         format_number(p->time_us->median), format_number(p->bandwidth_gbps->median),
+                         format_number(p->bandwidth_gbps->min), format_number(p->bandwidth_gbps->max), format_percent(p->cv),
                          p->samples,
-                         bidir ? fmt::format(" {:>9} {:>9}", p->total_gbps ? format_gbps(p->total_gbps->median) : "-",
-                                             p->sum_gbps ? format_gbps(p->sum_gbps->median) : "-")
+                         bidir ? fmt::format(" {:>9} {:>9}", p->total_gbps ? format_number(p->total_gbps->median) : "-",
+                                             p->sum_gbps ? format_number(p->sum_gbps->median) : "-")
                                : "",
                          note);
     }
@@ -177,7 +172,7 @@ void curves(std::string& out, const plan::P2pResults& results, const Series& ser
 }
 
 // A tuning run: per series kind and size, one row per kernel shape and one column per pair.
-void tuning_tables(std::string& out, const plan::P2pResults& results) {
+void tuning_tables(std::string& out, const model::P2pResults& results) {
   std::vector<std::string> shapes;
   std::vector<std::pair<int, int>> pairs;
   std::vector<std::tuple<std::string, std::string, std::uint64_t>> groups;  // method, direction, bytes
@@ -213,7 +208,7 @@ void tuning_tables(std::string& out, const plan::P2pResults& results) {
   }
 }
 
-void problems(std::string& out, const plan::P2pResults& results) {
+void problems(std::string& out, const model::P2pResults& results) {
   std::vector<std::string> lines;
   for (const auto& p : results.points) {
     if (p.status == PointStatus::kOk) continue;
@@ -227,8 +222,8 @@ void problems(std::string& out, const plan::P2pResults& results) {
   for (const auto& line : lines) out += line + "\n";
 }
 
-void asymmetry(std::string& out, const plan::P2pResults& results, bool tuning) {
-  const auto rows = plan::asymmetry_by_size(results.points);
+void asymmetry(std::string& out, const model::P2pResults& results, bool tuning) {
+  const auto rows = model::asymmetry_by_size(results.points);
   if (rows.empty()) return;
   std::vector<std::string> labels;
   std::size_t width = 16;
@@ -247,12 +242,12 @@ void asymmetry(std::string& out, const plan::P2pResults& results, bool tuning) {
   }
 }
 
-std::string latency_cell(const plan::LatencyPoint& l) {
+std::string latency_cell(const model::LatencyPoint& l) {
   return l.latency_ns ? fmt::format("{:.0f} [{:.0f}-{:.0f}]", l.latency_ns->median, l.latency_ns->min, l.latency_ns->max)
                       : status_cell(l.status);
 }
 
-void latency(std::string& out, const plan::P2pResults& results) {
+void latency(std::string& out, const model::P2pResults& results) {
   if (results.latency.empty()) return;
   std::vector<std::pair<int, int>> pairs;
   std::vector<std::string> chases;  // pointer-chase variants, in the order measured
@@ -316,7 +311,7 @@ void latency(std::string& out, const plan::P2pResults& results) {
   }
 }
 
-void host(std::string& out, const plan::P2pResults& results) {
+void host(std::string& out, const model::P2pResults& results) {
   if (results.host.empty()) return;
   out += fmt::format("\nHost <-> GPU, pinned memory by the copy engine, {} (GB/s median)\n",
                      format_size(results.host.front().bytes));
@@ -330,7 +325,7 @@ void host(std::string& out, const plan::P2pResults& results) {
     for (const auto& h : results.host) {
       if (h.gpu != gpu) continue;
       const int column = h.direction == "h2d" ? 0 : 1;
-      cells[column] = h.bandwidth_gbps ? format_gbps(h.bandwidth_gbps->median) + (h.status == PointStatus::kWrong ? "!" : "")
+      cells[column] = h.bandwidth_gbps ? format_number(h.bandwidth_gbps->median) + (h.status == PointStatus::kWrong ? "!" : "")
                                        : status_cell(h.status);
     }
     out += fmt::format("{:>5} {:>10} {:>10}\n", gpu, cells[0], cells[1]);
@@ -340,12 +335,12 @@ void host(std::string& out, const plan::P2pResults& results) {
   }
 }
 
-void verification(std::string& out, const plan::P2pResults& results) {
+void verification(std::string& out, const model::P2pResults& results) {
   if (!results.request.verify) {
     out += "\nVerification: OFF (--no-verify)\n";
     return;
   }
-  const std::uint64_t wrong = plan::total_wrong(results);
+  const std::uint64_t wrong = model::total_wrong(results);
   std::size_t points = 0;
   for (const auto& p : results.points) points += p.status == PointStatus::kWrong;
   for (const auto& h : results.host) points += h.status == PointStatus::kWrong;
@@ -355,28 +350,7 @@ void verification(std::string& out, const plan::P2pResults& results) {
 
 }  // namespace
 
-std::string format_gbps(double gbps) { return gbps < 10 ? fmt::format("{:.2f}", gbps) : fmt::format("{:.1f}", gbps); }
-std::string format_us(double us) { return us < 1000 ? fmt::format("{:.2f}", us) : fmt::format("{:.1f}", us); }
-std::string format_percent(double fraction) { return fmt::format("{:.1f}%", fraction * 100); }
-
-std::string without_trailing_spaces(const std::string& text) {
-  std::string out;
-  out.reserve(text.size());
-  std::size_t line_start = 0;
-  while (line_start < text.size()) {
-    std::size_t end = text.find('\n', line_start);
-    const bool newline = end != std::string::npos;
-    if (!newline) end = text.size();
-    std::size_t last = end;
-    while (last > line_start && text[last - 1] == ' ') --last;
-    out.append(text, line_start, last - line_start);
-    if (newline) out += '\n';
-    line_start = end + 1;
-  }
-  return out;
-}
-
-std::string render_p2p_text(const plan::P2pResults& results) {
+std::string render_p2p_text(const model::P2pResults& results) {
   std::string out;
   header(out, results);
   std::vector<Series> series;

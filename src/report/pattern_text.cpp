@@ -6,21 +6,22 @@
 #include <fmt/format.h>
 
 #include "core/size.hpp"
+#include "core/text.hpp"
 #include "report/p2p_text.hpp"
 
 namespace linkscope::report {
 
 namespace {
 
-using plan::PointStatus;
+using model::PointStatus;
 
-std::string node_label(const plan::PatternResult& r) { return r.cpu_node ? fmt::format("{}", *r.cpu_node) : "-"; }
+std::string node_label(const model::PatternResult& r) { return r.cpu_node ? fmt::format("{}", *r.cpu_node) : "-"; }
 
-std::string optional_gbps(const std::optional<double>& value) { return value ? format_gbps(*value) : "-"; }
+std::string optional_gbps(const std::optional<double>& value) { return value ? format_number(*value) : "-"; }
 
 }  // namespace
 
-std::string render_patterns_text(const plan::PatternRun& run) {
+std::string render_patterns_text(const model::PatternRun& run) {
   std::string out;
   const auto& config = run.config;
   out += fmt::format("linkscope patterns: {} per edge, method {}{}, verification {}\n",
@@ -46,7 +47,7 @@ std::string render_patterns_text(const plan::PatternRun& run) {
       continue;
     }
     out += fmt::format("{:<14}{} {:>5} {:>10} {:>10} {:>8} {:>6} {:>7}  {}\n", r.name, node, r.edges.size(),
-                       format_gbps(r.aggregate_gbps->median), optional_gbps(r.sum_alone_gbps),
+                       format_number(r.aggregate_gbps->median), optional_gbps(r.sum_alone_gbps),
                        r.scaling ? fmt::format("{:.3f}", *r.scaling) : "-", format_percent(r.cv), r.samples,
                        r.status == PointStatus::kOk ? "ok" : fmt::format("{}: {}", plan::to_string(r.status), r.reason));
   }
@@ -60,7 +61,7 @@ std::string render_patterns_text(const plan::PatternRun& run) {
       if (!r.aggregate_gbps) continue;
       std::string line = fmt::format("{:<18}", r.name + (numa ? fmt::format(" @{}", node_label(r)) : ""));
       for (const auto& e : r.edges) {
-        line += fmt::format("  {}>{} {} / {}", e.src, e.dst, e.bandwidth_gbps ? format_gbps(e.bandwidth_gbps->median) : "-",
+        line += fmt::format("  {}>{} {} / {}", e.src, e.dst, e.bandwidth_gbps ? format_number(e.bandwidth_gbps->median) : "-",
                             optional_gbps(e.alone_gbps));
       }
       out += line + "\n";
@@ -82,7 +83,7 @@ std::string render_patterns_text(const plan::PatternRun& run) {
     }
   }
 
-  const std::uint64_t wrong = plan::total_wrong(run.patterns);
+  const std::uint64_t wrong = model::total_wrong(run.patterns);
   if (config.value("verify", true)) {
     out += wrong == 0 ? "\nVerification: every destination matched its source after every sample (#wrong 0)\n"
                       : fmt::format("\nVerification FAILED: #wrong {} words\n", wrong);

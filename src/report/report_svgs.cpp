@@ -2,7 +2,7 @@
 
 #include <fmt/format.h>
 
-#include "diagnose/text.hpp"
+#include "core/text.hpp"
 #include "report/cluster_tables.hpp"
 #include "report/report_format.hpp"
 #include "report/svg_bar_chart.hpp"
@@ -19,7 +19,7 @@ std::string heatmap_svg(const PairMatrix& matrix) {
   Heatmap map;
   map.id = "heatmap-" + slug(matrix.method);
   map.title = fmt::format("{} copy bandwidth at {} (GB/s)", method_label(matrix.method),
-                          diagnose::format_bytes(matrix.bytes));
+                          format_bytes(matrix.bytes));
   for (const int gpu : matrix.gpus) map.labels.push_back(fmt::format("GPU{}", gpu));
   map.values = matrix.gbps;
   return render_heatmap(map);
@@ -32,7 +32,7 @@ std::string copy_curve_svg(const ReportData& data, const std::string& method, co
   chart.y_label = "GB/s";
   chart.series = summarize_series(series, 8, "directed pairs");
   if (const auto rate = data.evidence.slowest_link_rate()) {
-    chart.references.push_back({"link rate " + diagnose::format_gbps(rate->gbps), rate->gbps});
+    chart.references.push_back({"link rate " + format_gbps(rate->gbps), rate->gbps});
   }
   return render_line_chart(chart);
 }
@@ -44,7 +44,7 @@ std::string collectives_svg(const ReportData& data) {
   chart.y_label = "GB/s";
   chart.series = data.busbw_curves;
   if (const auto rate = data.evidence.slowest_link_rate()) {
-    chart.references.push_back({"link rate " + diagnose::format_gbps(rate->gbps), rate->gbps});
+    chart.references.push_back({"link rate " + format_gbps(rate->gbps), rate->gbps});
   }
   return render_line_chart(chart);
 }
@@ -60,14 +60,14 @@ std::string ladder_svg(const ReportData& data) {
     if (layer.status != "ok") {
       bar.note = layer.status + (layer.reason.empty() ? "" : ": " + layer.reason);
     } else if (layer.slowdown && *layer.slowdown > 1.0) {
-      bar.note = diagnose::format_factor(*layer.slowdown) + " slower";
+      bar.note = format_factor(*layer.slowdown) + " slower";
     }
     chart.bars.push_back(bar);
   }
   for (const auto& layer : data.evidence.ladder) {
     if (layer.peak_gbps) {
       chart.reference = layer.peak_gbps;
-      chart.reference_label = "link rate " + diagnose::format_gbps(*layer.peak_gbps);
+      chart.reference_label = "link rate " + format_gbps(*layer.peak_gbps);
       break;
     }
   }

@@ -9,7 +9,7 @@
 #include "core/size.hpp"
 #include "diagnose/expectations.hpp"
 #include "diagnose/json_access.hpp"
-#include "diagnose/text.hpp"
+#include "core/text.hpp"
 #include "report/four_numbers_rows.hpp"
 #include "report/svg_line_chart.hpp"
 
@@ -17,10 +17,6 @@ namespace linkscope::report {
 
 namespace {
 
-using diagnose::format_bytes;
-using diagnose::format_gbps;
-using diagnose::format_number;
-using diagnose::format_percent;
 
 Cell text(std::string value, std::string note = {}) { return Cell{std::move(value), std::move(note), false, {}}; }
 Cell number(std::string value, std::string note = {}) { return Cell{std::move(value), std::move(note), true, {}}; }
@@ -280,7 +276,7 @@ Table collectives_latency_table(const ReportData& data) {
     }
     table.rows.push_back(
         {text(op), number(std::to_string(nranks)), number(smallest ? format_bytes(smallest->bytes) : "n/a"),
-         number(smallest && smallest->time_us ? diagnose::format_time_us(*smallest->time_us) : "n/a"),
+         number(smallest && smallest->time_us ? format_time_us(*smallest->time_us) : "n/a"),
          number(largest ? format_bytes(largest->bytes) : "n/a"),
          number(largest && largest->busbw_gbps ? format_gbps(*largest->busbw_gbps) : "n/a"),
          number(std::to_string(failed))});
@@ -296,7 +292,7 @@ Table ladder_table(const ReportData& data) {
     table.rows.push_back({text(layer.name), text(env.empty() ? "(none)" : env), text(layer.transport),
                           number(layer.busbw_gbps ? format_gbps(*layer.busbw_gbps) : "n/a"),
                           number(layer.efficiency ? format_percent(*layer.efficiency) : "n/a"),
-                          number(layer.slowdown ? diagnose::format_factor(*layer.slowdown) : "n/a"),
+                          number(layer.slowdown ? format_factor(*layer.slowdown) : "n/a"),
                           text(layer.status, layer.reason)});
   }
   return table;
@@ -341,7 +337,7 @@ Table expectations_table() {
   for (const auto& entry : diagnose::threshold_table()) {
     std::string value = entry.unit == "bytes" ? format_bytes(static_cast<std::uint64_t>(entry.value))
                         : entry.unit == "share" ? format_percent(entry.value)
-                                                : diagnose::format_factor(entry.value);
+                                                : format_factor(entry.value);
     table.rows.push_back({text(std::string(entry.name)), number(value), text(std::string(entry.meaning)),
                           text(std::string(entry.source))});
   }

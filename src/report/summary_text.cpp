@@ -2,7 +2,7 @@
 
 #include <fmt/format.h>
 
-#include "diagnose/text.hpp"
+#include "core/text.hpp"
 #include "report/cluster_tables.hpp"
 #include "report/four_numbers_rows.hpp"
 #include "report/report_data.hpp"
@@ -52,13 +52,13 @@ std::string render_summary_text(const RunDocument& run) {
   const auto rows = four_numbers(data);
   if (!rows.empty()) out += "\nKey numbers (per direction):\n";
   for (const auto& row : rows) {
-    auto value = [](const std::optional<double>& v) { return v ? diagnose::format_gbps(*v) : std::string("n/a"); };
+    auto value = [](const std::optional<double>& v) { return v ? format_gbps(*v) : std::string("n/a"); };
     auto share = [&](const std::optional<double>& v) {
-      return v && row.link_rate_gbps ? " (" + diagnose::format_percent(*v / *row.link_rate_gbps) + ")" : std::string();
+      return v && row.link_rate_gbps ? " (" + format_percent(*v / *row.link_rate_gbps) + ")" : std::string();
     };
     out += fmt::format("  {} pairs: link {} | NCCL weight {} | P2P copy {}{} | busbw {}{}\n", row.pair_type,
                        value(row.link_rate_gbps),
-                       row.model_weight ? diagnose::format_number(*row.model_weight) : std::string("n/a"),
+                       row.model_weight ? format_number(*row.model_weight) : std::string("n/a"),
                        value(row.copy_gbps), share(row.copy_gbps), value(row.busbw_gbps), share(row.busbw_gbps));
   }
   return out;

@@ -4,7 +4,7 @@
 
 #include <fmt/format.h>
 
-#include "diagnose/text.hpp"
+#include "core/text.hpp"
 #include "report/report_format.hpp"
 #include "report/svg_canvas.hpp"
 
@@ -35,7 +35,7 @@ std::string render_bar_chart(const BarChart& chart) {
     if (bar.value) {
       svg.rect(left, y + 5, std::max(1.0, x_of(*bar.value) - left), row - 10, series_color(i == 0 ? 0 : 1));
       svg.text(x_of(*bar.value) + 6, y + row / 2 + 4,
-               diagnose::format_number(*bar.value) + " " + chart.unit + (bar.note.empty() ? "" : "  " + bar.note), 11,
+               format_number(*bar.value) + " " + chart.unit + (bar.note.empty() ? "" : "  " + bar.note), 11,
                "start", "#222");
     } else {
       svg.rect(left, y + 5, 60, row - 10, fmt::format("url(#{}-hatch)", chart.id), "#999");

@@ -5,7 +5,7 @@
 
 #include <fmt/format.h>
 
-#include "diagnose/text.hpp"
+#include "core/text.hpp"
 #include "report/report_format.hpp"
 #include "report/svg_canvas.hpp"
 
@@ -90,10 +90,10 @@ std::string render_heatmap(const Heatmap& map) {
       const double t = hi > floor ? (*value - floor) / (hi - floor) : 1.0;
       svg.open("g", {});
       svg.element("title", {}, fmt::format("{} \u2192 {}: {} {}", map.labels[r], map.labels[c],
-                                           diagnose::format_number(*value), map.unit));
+                                           format_number(*value), map.unit));
       svg.rect(x, y, cell, cell, scale_color(t), "#ffffff");
       if (print_values) {
-        svg.text(x + cell / 2, y + cell / 2 + 4, diagnose::format_number(*value), std::min(12.0, cell * 0.24), "middle",
+        svg.text(x + cell / 2, y + cell / 2 + 4, format_number(*value), std::min(12.0, cell * 0.24), "middle",
                  t > 0.55 ? "#ffffff" : "#111111");
       }
       svg.close("g");
@@ -103,8 +103,8 @@ std::string render_heatmap(const Heatmap& map) {
   const double bar_x = left + grid + 24;
   svg.rect(bar_x, top, 14, grid, fmt::format("url(#{}-scale)", map.id), "#999");
   if (any) {
-    svg.text(bar_x + 20, top + 10, diagnose::format_number(hi), 11, "start", "#222");
-    svg.text(bar_x + 20, top + grid, diagnose::format_number(std::min(lo, hi * 0.5)), 11, "start", "#222");
+    svg.text(bar_x + 20, top + 10, format_number(hi), 11, "start", "#222");
+    svg.text(bar_x + 20, top + grid, format_number(std::min(lo, hi * 0.5)), 11, "start", "#222");
   }
   svg.text(left, top + grid + 18, legend, 11, "start", "#555");
   return svg.finish();

@@ -7,7 +7,7 @@
 #include <fmt/format.h>
 
 #include "core/size.hpp"
-#include "diagnose/text.hpp"
+#include "core/text.hpp"
 #include "report/report_format.hpp"
 #include "report/svg_canvas.hpp"
 
@@ -63,7 +63,7 @@ std::string render_line_chart(const LineChart& chart) {
     const double value = y_max * i / 5.0;
     const double y = y_of(value);
     svg.line(kLeft, y, kRight, y, i == 0 ? "#444" : "#e3e3e3");
-    const std::string label = value == std::floor(value) ? fmt::format("{:.0f}", value) : diagnose::format_number(value);
+    const std::string label = value == std::floor(value) ? fmt::format("{:.0f}", value) : format_number(value);
     svg.text(kLeft - 6, y + 4, label, 11, "end", "#444");
   }
   svg.text(16, (kTop + kBottom) / 2, chart.y_label, 12, "middle", "#444");
@@ -131,7 +131,7 @@ std::vector<Series> summarize_series(const std::vector<Series>& series, std::siz
   Series fastest{"fastest " + what, {}};
   for (auto& [bytes, values] : by_size) {
     std::sort(values.begin(), values.end());
-    median.points.push_back({bytes, diagnose::median_of(values)});
+    median.points.push_back({bytes, median_of(values)});
     slowest.points.push_back({bytes, values.front()});
     fastest.points.push_back({bytes, values.back()});
   }

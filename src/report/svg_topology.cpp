@@ -8,7 +8,7 @@
 
 #include "diagnose/evidence.hpp"
 #include "diagnose/json_access.hpp"
-#include "diagnose/text.hpp"
+#include "core/text.hpp"
 #include "report/svg_canvas.hpp"
 
 namespace linkscope::report {
@@ -265,7 +265,7 @@ std::string from_model(const nlohmann::json& model) {
     const std::string type = string_or(link, "type", "");
     const auto key = std::minmax(from, to);
     if (!seen.insert({key.first, key.second}).second) continue;
-    const std::string label = diagnose::format_number(diagnose::opt_double(link, "bw").value_or(0));
+    const std::string label = format_number(diagnose::opt_double(link, "bw").value_or(0));
     if (types[to] == "NVS" || types[from] == "NVS") {
       const std::string gpu = types[to] == "NVS" ? from : to;
       if (column_x.count(gpu) == 0) continue;

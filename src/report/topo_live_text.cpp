@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "core/text.hpp"
 #include "core/text_table.hpp"
 #include "discover/cpu_list.hpp"
 #include "discover/gpu_nic_relations.hpp"
@@ -22,14 +23,6 @@ using discover::PairFacts;
 using discover::PciDevice;
 using discover::SystemFacts;
 
-std::string join(const std::vector<std::string>& parts, const std::string& separator) {
-  std::string out;
-  for (std::size_t i = 0; i < parts.size(); ++i) {
-    if (i > 0) out += separator;
-    out += parts[i];
-  }
-  return out;
-}
 
 const char* const kSmiLegend =
     "Legend:\n"

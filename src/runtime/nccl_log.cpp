@@ -9,6 +9,11 @@
 
 namespace linkscope::runtime {
 
+using model::NcclConnection;
+using model::NcclGpuPath;
+using model::NcclGraph;
+using model::NcclRuntimeInfo;
+
 namespace {
 
 // NCCL's path types, best to worst (2.27.5+ order); older names sort by the same table.
@@ -163,18 +168,6 @@ struct Parser {
 
 }  // namespace
 
-std::string transport_label(const NcclConnection& c) {
-  if (c.transport.compare(0, 4, "P2P/") == 0) {
-    // Keep the read/CE suffixes: they change the data path (reads over NVLink, copy engines).
-    return c.detail.empty() ? c.transport : c.transport + "/" + c.detail;
-  }
-  if (c.transport == "SHM") return c.detail.find("CE") != std::string::npos ? "SHM/CE" : "SHM";
-  if (c.transport.compare(0, 4, "NET/") == 0) {
-    return c.detail.find("GDRDMA") != std::string::npos ? c.transport + "/GDRDMA" : c.transport;
-  }
-  return c.transport;
-}
-
 NcclRuntimeInfo parse_nccl_log(std::string_view text) {
   Parser parser;
   std::size_t start = 0;
@@ -186,29 +179,6 @@ NcclRuntimeInfo parse_nccl_log(std::string_view text) {
     start = end + 1;
   }
   return std::move(parser.info);
-}
-
-std::vector<TransportCount> transport_summary(const NcclRuntimeInfo& info) {
-  std::vector<TransportCount> counts;
-  for (const auto& c : info.connections) {
-    const std::string label = transport_label(c);
-    auto it = std::find_if(counts.begin(), counts.end(), [&](const TransportCount& t) { return t.label == label; });
-    if (it == counts.end()) {
-      counts.push_back({label, 1});
-    } else {
-      ++it->connections;
-    }
-  }
-  std::stable_sort(counts.begin(), counts.end(),
-                   [](const TransportCount& a, const TransportCount& b) { return a.connections > b.connections; });
-  return counts;
-}
-
-std::optional<std::string> dominant_transport(const NcclRuntimeInfo& info) {
-  const auto summary = transport_summary(info);
-  if (!summary.empty()) return summary.front().label;
-  if (info.nranks && *info.nranks == 1) return std::string("none");
-  return std::nullopt;
 }
 
 std::optional<std::string> worst_path_type(const std::vector<std::string>& types) {
@@ -226,65 +196,5 @@ std::optional<std::string> widest_gpu_path_type(const NcclRuntimeInfo& info) {
   return worst_path_type(types);
 }
 
-nlohmann::json runtime_run_json(const NcclRuntimeInfo& info, const std::string& context,
-                                const std::map<std::string, std::string>& env) {
-  using nlohmann::json;
-  auto optional_int = [](const std::optional<int>& v) { return v ? json(*v) : json(nullptr); };
-  json run;
-  run["context"] = context;
-  run["env"] = env;
-  run["status"] = "recorded";
-  run["reason"] = nullptr;
-  run["nccl_version"] = info.nccl_version ? json(*info.nccl_version) : json(nullptr);
-  run["nccl_version_full"] = info.nccl_version_full ? json(*info.nccl_version_full) : json(nullptr);
-  run["network"] = info.network ? json(*info.network) : json(nullptr);
-  run["nranks"] = optional_int(info.nranks);
-  run["nnodes"] = optional_int(info.nnodes);
-  const auto dominant = dominant_transport(info);
-  run["transport"] = dominant ? json(*dominant) : json(nullptr);
-  json transports = json::array();
-  for (const auto& t : transport_summary(info)) transports.push_back({{"transport", t.label}, {"connections", t.connections}});
-  run["transports"] = transports;
-  json connections = json::array();
-  for (const auto& c : info.connections) {
-    connections.push_back({{"rank", c.rank},
-                           {"peer", c.peer},
-                           {"channel", c.channel},
-                           {"conn_index", c.conn_index < 0 ? json(nullptr) : json(c.conn_index)},
-                           {"side", c.side.empty() ? json(nullptr) : json(c.side)},
-                           {"transport", c.transport},
-                           {"detail", c.detail.empty() ? json(nullptr) : json(c.detail)},
-                           {"via", c.via}});
-  }
-  run["connections"] = connections;
-  run["channels"] = {{"coll", optional_int(info.coll_channels)},
-                     {"collnet", optional_int(info.collnet_channels)},
-                     {"nvls", optional_int(info.nvls_channels)},
-                     {"p2p", optional_int(info.p2p_channels)},
-                     {"p2p_per_peer", optional_int(info.p2p_channels_per_peer)}};
-  run["algorithms_connected"] = info.algorithms_connected;
-  // Algorithm and protocol per call are printed only with NCCL_DEBUG_SUBSYS=TUNING (one line per call, too
-  // much for a benchmark); what the environment forces is recorded here.
-  const auto algo = info.environment.find("NCCL_ALGO");
-  const auto proto = info.environment.find("NCCL_PROTO");
-  run["algorithm_env"] = algo != info.environment.end() ? json(algo->second) : json(nullptr);
-  run["protocol_env"] = proto != info.environment.end() ? json(proto->second) : json(nullptr);
-  json graphs = json::array();
-  for (const auto& g : info.graphs) {
-    graphs.push_back({{"pattern", g.pattern}, {"name", g.pattern_name}, {"channels", g.channels},
-                      {"bw_intra", g.bw_intra}, {"bw_inter", g.bw_inter}, {"type_intra", g.type_intra},
-                      {"type_inter", g.type_inter}});
-  }
-  run["graphs"] = graphs;
-  json paths = json::array();
-  for (const auto& p : info.gpu_paths) {
-    paths.push_back({{"from", p.from}, {"to", p.to}, {"type", p.type}, {"bw", p.bandwidth}, {"hops", p.hops}});
-  }
-  run["gpu_paths"] = paths;
-  run["nccl_environment"] = info.environment;
-  run["comm_config"] = info.comm_config;
-  run["warnings"] = info.warnings;
-  return run;
-}
 
 }  // namespace linkscope::runtime

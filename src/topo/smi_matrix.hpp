@@ -9,14 +9,7 @@
 
 namespace linkscope::topo {
 
-struct RelationMatrix {
-  std::vector<std::string> labels;              // row/column labels: "GPU0"..., "NIC0"...
-  std::vector<std::string> node_ids;            // NCCL node id per label ("GPU/0-1d000", "NET/0-0")
-  std::vector<std::vector<std::string>> cells;  // cells[row][column]: "X", "NV4", "PIX", "PXB", "PHB", "SYS"
-  std::vector<std::string> cpu_affinity;        // per row: CPU list of the GPU's NUMA node ("" for NICs)
-  std::vector<std::string> numa_affinity;       // per row: NUMA id ("N/A" when unknown, "" for NICs)
-  std::vector<std::string> nic_legend;          // "NIC0: mlx5_0 (NET/0-0)"
-};
+using model::RelationMatrix;  // the matrix is part of the Run's typed model section
 
 RelationMatrix relation_matrix(const TopologyModel& model);
 // Aligned columns in nvidia-smi's layout, then the NIC legend.

@@ -8,9 +8,8 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 #include "core/environment.hpp"
+#include "model/topology_view.hpp"
 #include "topo/env_params.hpp"
 #include "topo/gdr_policy.hpp"
 #include "topo/p2p_policy.hpp"
@@ -70,7 +69,7 @@ TopologyModel load_topology_string(const std::string& xml_text, const std::strin
 std::string render_nccl_log(const TopologyModel& model);
 // Human view: nvidia-smi-style matrix, NCCL path per pair, P2P and GDR decisions, legend.
 std::string render_topology_text(const TopologyModel& model);
-// The Run document's "model" section (docs/run-schema.md).
-nlohmann::json model_to_json(const TopologyModel& model);
+// The Run's typed `model` section (model::TopologyView; docs/run-schema.md).
+model::TopologyView topology_view(const TopologyModel& model);
 
 }  // namespace linkscope::topo

@@ -98,7 +98,7 @@ TEST(CollDevice, TypesAndReductionsVerifyExactly) {
       for (CollectiveOp op : {CollectiveOp::kAllReduce, CollectiveOp::kReduceScatter, CollectiveOp::kReduce}) {
         SCOPED_TRACE(std::string(coll::op_name(op)) + " " + std::string(coll::type_name(type)) + " " +
                      std::string(coll::red_op_name(redop)));
-        coll::CollectivePoint point;
+        model::CollectivePoint point;
         try {
           point = bench.measure({op, type, redop, 0}, 1 << 20, false, quick_options());
         } catch (const Error& e) {

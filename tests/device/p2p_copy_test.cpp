@@ -135,8 +135,8 @@ TEST(P2pCopy, EngineMeasuresVerifiedCurves) {
   const auto results = measure::run_p2p(request, {});
   ASSERT_EQ(results.points.size(), request.sizes.size() * request.pairs.size() * 2);
   for (const auto& p : results.points) {
-    if (p.status == plan::PointStatus::kNa) continue;  // a pair without peer access
-    EXPECT_EQ(p.status, plan::PointStatus::kOk) << p.method << " " << p.src << ">" << p.dst << ": " << p.reason;
+    if (p.status == model::PointStatus::kNa) continue;  // a pair without peer access
+    EXPECT_EQ(p.status, model::PointStatus::kOk) << p.method << " " << p.src << ">" << p.dst << ": " << p.reason;
     EXPECT_EQ(p.wrong, 0u);
     ASSERT_TRUE(p.bandwidth_gbps.has_value());
     EXPECT_GT(p.bandwidth_gbps->median, 0.0);
@@ -146,7 +146,7 @@ TEST(P2pCopy, EngineMeasuresVerifiedCurves) {
   }
   ASSERT_FALSE(results.host.empty());
   for (const auto& h : results.host) {
-    EXPECT_EQ(h.status, plan::PointStatus::kOk) << h.reason;
+    EXPECT_EQ(h.status, model::PointStatus::kOk) << h.reason;
     EXPECT_EQ(h.wrong, 0u);
   }
 }
@@ -205,7 +205,7 @@ TEST(P2pCopy, EngineRecordsHowTheCopiesWereLaunched) {
   EXPECT_EQ(results.points[0].sm_repeat, "launch");
   EXPECT_EQ(results.points[1].sm_repeat, "kernel");
   for (const auto& p : results.points) {
-    EXPECT_EQ(p.status, plan::PointStatus::kOk) << p.reason;
+    EXPECT_EQ(p.status, model::PointStatus::kOk) << p.reason;
     EXPECT_EQ(p.wrong, 0u);
   }
 }

@@ -76,8 +76,8 @@ TEST(P2pLatency, PointerChaseIsPositiveAndBelow100us) {
   const auto results = measure::run_p2p(latency_only(count >= 2 ? "0>1" : "0>0"), {});
   ASSERT_EQ(results.latency.size(), 2u);
   for (const auto& l : results.latency) {
-    if (l.status == plan::PointStatus::kNa) continue;
-    ASSERT_EQ(l.status, plan::PointStatus::kOk) << l.method << ": " << l.reason;
+    if (l.status == model::PointStatus::kNa) continue;
+    ASSERT_EQ(l.status, model::PointStatus::kOk) << l.method << ": " << l.reason;
     ASSERT_TRUE(l.latency_ns.has_value());
     EXPECT_GT(l.latency_ns->min, 0.0) << l.method;
     EXPECT_LT(l.latency_ns->max, 100e3) << l.method;
@@ -98,8 +98,8 @@ TEST(P2pLatency, ChaseVariantsRunAndCaLoadsHitL1WhenTheLapFits) {
   ASSERT_EQ(results.latency.size(), request.pairs.size() * (request.chase_specs.size() + 1));
   std::map<std::pair<std::string, int>, double> ns;  // (variant, src) -> median
   for (const auto& l : results.latency) {
-    if (l.status == plan::PointStatus::kNa) continue;
-    ASSERT_EQ(l.status, plan::PointStatus::kOk) << l.method << " " << l.chase << ": " << l.reason;
+    if (l.status == model::PointStatus::kNa) continue;
+    ASSERT_EQ(l.status, model::PointStatus::kOk) << l.method << " " << l.chase << ": " << l.reason;
     ASSERT_TRUE(l.latency_ns.has_value());
     EXPECT_GT(l.latency_ns->min, 0.0) << l.chase;
     if (l.method == "sm_pointer_chase") ns[{l.chase, l.src}] = l.latency_ns->median;
@@ -124,14 +124,14 @@ TEST(P2pLatency, BidirectionalRunReportsTwoDirectionsAndATotal) {
   ASSERT_EQ(results.points.size(), 2u);
   const auto& a = results.points[0];
   const auto& b = results.points[1];
-  if (a.status == plan::PointStatus::kNa) GTEST_SKIP() << a.reason;
+  if (a.status == model::PointStatus::kNa) GTEST_SKIP() << a.reason;
   EXPECT_EQ(a.src, 0);
   EXPECT_EQ(a.dst, 1);
   EXPECT_EQ(b.src, 1);
   EXPECT_EQ(b.dst, 0);
   for (const auto* p : {&a, &b}) {
     EXPECT_EQ(p->direction, "bidir");
-    EXPECT_EQ(p->status, plan::PointStatus::kOk) << p->reason;
+    EXPECT_EQ(p->status, model::PointStatus::kOk) << p->reason;
     ASSERT_TRUE(p->total_gbps && p->bandwidth_gbps);
     // The total is over the shared window, so it cannot exceed the sum of the two directions by much, and it is
     // at least the larger one (each direction's own window lies inside the shared one).
@@ -162,9 +162,9 @@ TEST(P2pLatency, BidirectionalWindowWithFlagsAndWithEvents) {
     request.span_sync = sync;
     const auto results = measure::run_p2p(request, {});
     ASSERT_EQ(results.points.size(), 4u);
-    if (results.points[0].status == plan::PointStatus::kNa) GTEST_SKIP() << results.points[0].reason;
+    if (results.points[0].status == model::PointStatus::kNa) GTEST_SKIP() << results.points[0].reason;
     for (const auto& p : results.points) {
-      ASSERT_EQ(p.status, plan::PointStatus::kOk) << plan::to_string(sync) << " " << p.method << ": " << p.reason;
+      ASSERT_EQ(p.status, model::PointStatus::kOk) << plan::to_string(sync) << " " << p.method << ": " << p.reason;
       EXPECT_EQ(p.wrong, 0u);
       ASSERT_TRUE(p.total_gbps && p.sum_gbps);
       total_over_sum[std::make_pair(sync, p.method)] = p.total_gbps->median / p.sum_gbps->median;

@@ -49,8 +49,8 @@ TEST(P2pPattern, ConcurrentEdgesGiveAggregateAndScaling) {
   const auto results = measure::run_patterns(request_for({plan, plan::make_preset("ring", plan::first_devices(count))}), {});
   ASSERT_EQ(results.size(), 2u);
   const auto& r = results[0];
-  if (r.status == plan::PointStatus::kNa) GTEST_SKIP() << r.reason;
-  ASSERT_EQ(r.status, plan::PointStatus::kOk) << r.reason;
+  if (r.status == model::PointStatus::kNa) GTEST_SKIP() << r.reason;
+  ASSERT_EQ(r.status, model::PointStatus::kOk) << r.reason;
   EXPECT_EQ(r.wrong, 0u);
   ASSERT_EQ(r.edges.size(), 2u);
   ASSERT_TRUE(r.aggregate_gbps && r.scaling && r.sum_alone_gbps);
@@ -62,7 +62,7 @@ TEST(P2pPattern, ConcurrentEdgesGiveAggregateAndScaling) {
   EXPECT_GT(*r.scaling, 0.0);
   EXPECT_LT(*r.scaling, 2.05);
   if (count < 3) {
-    EXPECT_EQ(results[1].status, plan::PointStatus::kNa);
+    EXPECT_EQ(results[1].status, model::PointStatus::kNa);
     EXPECT_NE(results[1].reason.find("needs 3 GPUs"), std::string::npos);
   }
 }

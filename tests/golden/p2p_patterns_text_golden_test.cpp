@@ -7,32 +7,32 @@
 namespace linkscope {
 namespace {
 
-plan::PatternResult pattern(const std::string& name, std::vector<plan::DirectedPair> edges, double aggregate,
+model::PatternResult pattern(const std::string& name, std::vector<plan::DirectedPair> edges, double aggregate,
                             std::optional<int> node) {
-  plan::PatternResult r;
+  model::PatternResult r;
   r.name = name;
   r.method = "ce";
   r.bytes = 256 << 20;
   r.cpu_node = node;
-  r.aggregate_gbps = plan::Stat3{aggregate, aggregate * 0.998, aggregate * 1.001};
+  r.aggregate_gbps = model::Stat3{aggregate, aggregate * 0.998, aggregate * 1.001};
   r.samples = 7;
   r.ops_per_sample = 1;
   r.cv = 0.0012;
   for (const auto& e : edges) {
-    plan::EdgeResult edge;
+    model::EdgeResult edge;
     edge.src = e.src;
     edge.dst = e.dst;
     const double each = aggregate / static_cast<double>(edges.size());
-    edge.bandwidth_gbps = plan::Stat3{each, each * 0.99, each * 1.01};
+    edge.bandwidth_gbps = model::Stat3{each, each * 0.99, each * 1.01};
     edge.alone_gbps = 393.8;
     r.edges.push_back(edge);
   }
-  plan::compute_scaling(r);
+  model::compute_scaling(r);
   return r;
 }
 
-plan::PatternRun base_run() {
-  plan::PatternRun run;
+model::PatternRun base_run() {
+  model::PatternRun run;
   run.config = {{"bytes", 256 << 20}, {"method", "ce"}, {"sm_kernel", nullptr}, {"verify", true}};
   run.devices = {{0, "NVIDIA H200", "00000000:00:06.0", "GPU-6", 132, "9.0"},
                  {1, "NVIDIA H200", "00000000:00:07.0", "GPU-7", 132, "9.0"}};
@@ -40,13 +40,13 @@ plan::PatternRun base_run() {
 }
 
 TEST(P2pPatternsTextGolden, TwoGpusWithSkippedPresets) {
-  plan::PatternRun run = base_run();
+  model::PatternRun run = base_run();
   run.patterns.push_back(pattern("single", {{0, 1}}, 393.1, std::nullopt));
   run.patterns.push_back(pattern("bidirectional", {{0, 1}, {1, 0}}, 778.4, std::nullopt));
   for (const auto& preset : plan::make_presets("disjoint,ring", plan::first_devices(2))) {
-    plan::PatternResult skipped;
+    model::PatternResult skipped;
     skipped.name = preset.name;
-    skipped.status = plan::PointStatus::kNa;
+    skipped.status = model::PointStatus::kNa;
     skipped.reason = preset.skip_reason;
     run.patterns.push_back(skipped);
   }
@@ -54,10 +54,10 @@ TEST(P2pPatternsTextGolden, TwoGpusWithSkippedPresets) {
 }
 
 TEST(P2pPatternsTextGolden, NumaSweepOverTwoNodes) {
-  plan::PatternRun run = base_run();
+  model::PatternRun run = base_run();
   run.patterns = {pattern("single", {{0, 1}}, 393.1, 0), pattern("bidirectional", {{0, 1}, {1, 0}}, 778.4, 0),
                   pattern("single", {{0, 1}}, 392.9, 1), pattern("bidirectional", {{0, 1}, {1, 0}}, 760.0, 1)};
-  run.numa = plan::summarize_numa_sweep({0, 1}, run.patterns);
+  run.numa = model::summarize_numa_sweep({0, 1}, run.patterns);
   test::expect_p2p_golden("patterns_numa.txt", report::render_patterns_text(run));
 }
 

@@ -8,8 +8,8 @@
 namespace linkscope {
 namespace {
 
-using plan::CopyPoint;
-using plan::PointStatus;
+using model::CopyPoint;
+using model::PointStatus;
 
 // A point with a fixed time per copy; bandwidth follows from it (as the engine computes it).
 CopyPoint copy(int src, int dst, const std::string& method, std::uint64_t bytes, double time_us, double spread = 0.002) {
@@ -24,16 +24,16 @@ CopyPoint copy(int src, int dst, const std::string& method, std::uint64_t bytes,
   p.ops_per_sample = 1;
   p.samples = 8;
   p.stop_reason = "precision-reached";
-  p.time_us = plan::Stat3{time_us, time_us * (1 - spread), time_us * (1 + 2 * spread)};
+  p.time_us = model::Stat3{time_us, time_us * (1 - spread), time_us * (1 + 2 * spread)};
   const double gbps = gigabytes_per_second(bytes, time_us * 1e-6);
-  p.bandwidth_gbps = plan::Stat3{gbps, gbps / (1 + 2 * spread), gbps / (1 - spread)};
+  p.bandwidth_gbps = model::Stat3{gbps, gbps / (1 + 2 * spread), gbps / (1 - spread)};
   p.cv = spread;
   p.ci_relative = spread;
   return p;
 }
 
-plan::P2pResults two_h200() {
-  plan::P2pResults r;
+model::P2pResults two_h200() {
+  model::P2pResults r;
   r.request.sizes = {1024, 1 << 20, 512ull << 20};
   r.request.pairs = plan::parse_pairs("0>1,1>0");
   r.devices = {{0, "NVIDIA H200", "00000000:00:06.0", "GPU-00000000-0000-0000-0000-000000000006", 132, "9.0"},
@@ -49,35 +49,35 @@ plan::P2pResults two_h200() {
     r.points.push_back(copy(src, dst, "sm_read", 512ull << 20, 1340.0));
   }
   for (const auto& [src, dst] : {std::pair{0, 1}, std::pair{1, 0}}) {
-    plan::LatencyPoint chase;
+    model::LatencyPoint chase;
     chase.src = src;
     chase.dst = dst;
     chase.method = "sm_pointer_chase";
     chase.bytes = 2 << 20;
     chase.chase = "random cg 2M";
-    chase.latency_ns = plan::Stat3{812.4, 810.9, 815.0};
+    chase.latency_ns = model::Stat3{812.4, 810.9, 815.0};
     chase.samples = 6;
     r.latency.push_back(chase);
-    plan::LatencyPoint ce = chase;
+    model::LatencyPoint ce = chase;
     ce.method = "ce_small_copy";
     ce.bytes = 16;
     ce.chase = "";
-    ce.latency_ns = plan::Stat3{2391.0, 2380.2, 2410.7};
+    ce.latency_ns = model::Stat3{2391.0, 2380.2, 2410.7};
     r.latency.push_back(ce);
   }
   for (int gpu : {0, 1}) {
     for (const char* direction : {"h2d", "d2h"}) {
-      plan::HostPoint h;
+      model::HostPoint h;
       h.gpu = gpu;
       h.direction = direction;
       h.bytes = 256 << 20;
       h.samples = 6;
-      h.time_us = plan::Stat3{4854.0, 4850.0, 4861.0};
-      h.bandwidth_gbps = plan::Stat3{55.3, 55.2, 55.35};
+      h.time_us = model::Stat3{4854.0, 4850.0, 4861.0};
+      h.bandwidth_gbps = model::Stat3{55.3, 55.2, 55.35};
       r.host.push_back(h);
     }
   }
-  plan::mark_latency_dominated(r.points, r.latency);
+  model::mark_latency_dominated(r.points, r.latency);
   return r;
 }
 
@@ -86,7 +86,7 @@ TEST(P2pTextGolden, TwoGpusBothMethods) {
 }
 
 TEST(P2pTextGolden, NoPeerAccessWrongDataAndBidirectional) {
-  plan::P2pResults r;
+  model::P2pResults r;
   r.request.sizes = {64 << 20};
   r.request.pairs = plan::parse_pairs("0>1,0>2");
   r.request.bidirectional = true;
@@ -97,8 +97,8 @@ TEST(P2pTextGolden, NoPeerAccessWrongDataAndBidirectional) {
   CopyPoint a = copy(0, 1, "ce", 64 << 20, 290.0);
   CopyPoint b = copy(1, 0, "ce", 64 << 20, 301.0);
   a.direction = b.direction = "bidir";
-  a.total_gbps = b.total_gbps = plan::Stat3{453.1, 450.0, 455.2};
-  a.sum_gbps = b.sum_gbps = plan::Stat3{454.3, 451.0, 456.0};
+  a.total_gbps = b.total_gbps = model::Stat3{453.1, 450.0, 455.2};
+  a.sum_gbps = b.sum_gbps = model::Stat3{454.3, 451.0, 456.0};
   b.status = PointStatus::kWrong;
   b.wrong = 4096;
   b.reason = "4096 words of the destination did not match the source";
@@ -118,28 +118,28 @@ TEST(P2pTextGolden, NoPeerAccessWrongDataAndBidirectional) {
   }
   r.request.measure_latency = false;
   r.request.measure_host = false;
-  plan::mark_latency_dominated(r.points, r.latency);
+  model::mark_latency_dominated(r.points, r.latency);
   test::expect_p2p_golden("na_wrong_bidir.txt", report::render_p2p_text(r));
 }
 
 TEST(P2pTextGolden, PointerChaseVariantsGetATableOfTheirOwn) {
-  plan::P2pResults r = two_h200();
+  model::P2pResults r = two_h200();
   r.points.clear();
   r.host.clear();
   r.request.measure_copy = r.request.measure_host = false;
   const double medians[3] = {853.0, 829.5, 40.2};  // illustrative, not measurements
   const char* chases[3] = {"random cg 2M", "stride plain 2M", "stride ca 64K"};
-  std::vector<plan::LatencyPoint> latency;
+  std::vector<model::LatencyPoint> latency;
   for (const auto& l : r.latency) {
     if (l.method != "sm_pointer_chase") {
       latency.push_back(l);
       continue;
     }
     for (int v = 0; v < 3; ++v) {
-      plan::LatencyPoint variant = l;
+      model::LatencyPoint variant = l;
       variant.chase = chases[v];
       variant.bytes = v == 2 ? 64 << 10 : 2 << 20;
-      variant.latency_ns = plan::Stat3{medians[v] + l.src, medians[v] - 1 + l.src, medians[v] + 2 + l.src};
+      variant.latency_ns = model::Stat3{medians[v] + l.src, medians[v] - 1 + l.src, medians[v] + 2 + l.src};
       if (v == 2) variant.reason = "ca loads over a 64K lap can hit the reader's L1: not a link round trip";
       latency.push_back(variant);
     }
@@ -153,7 +153,7 @@ TEST(P2pTextGolden, PointerChaseVariantsGetATableOfTheirOwn) {
 }
 
 TEST(P2pTextGolden, TuningRunTablesShapesByPair) {
-  plan::P2pResults r;
+  model::P2pResults r;
   r.request.sizes = {512ull << 20};
   r.request.pairs = plan::parse_pairs("0>1,1>0");
   r.request.methods = {plan::CopyMethod::kSm};

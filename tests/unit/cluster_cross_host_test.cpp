@@ -9,16 +9,16 @@ namespace {
 
 using nlohmann::json;
 
-coll::CollectiveSeries sendrecv(double largest_gbps, const std::string& status = "ok") {
-  coll::CollectiveSeries series;
+model::CollectiveSeries sendrecv(double largest_gbps, const std::string& status = "ok") {
+  model::CollectiveSeries series;
   series.op = coll::CollectiveOp::kSendRecv;
   series.nranks = 2;
   for (std::uint64_t bytes : {1ULL << 20, 1ULL << 28}) {
-    coll::CollectivePoint point;
+    model::CollectivePoint point;
     point.requested_bytes = point.bytes = bytes;
     point.status = bytes == (1ULL << 28) ? status : "ok";
     if (point.status == "ok") {
-      point.time = coll::TimeSummary{};
+      point.time = model::TimeSummary{};
       point.busbw_gbps = point.algbw_gbps = bytes == (1ULL << 28) ? largest_gbps : largest_gbps / 4;
     } else {
       point.reason = "no progress for 60 s";

@@ -29,13 +29,13 @@ inline cluster::HostReport fixture_host(const std::string& name, int rank) {
   return host;
 }
 
-inline coll::CollectiveSeries sendrecv(double gbps) {
-  coll::CollectiveSeries series;
+inline model::CollectiveSeries sendrecv(double gbps) {
+  model::CollectiveSeries series;
   series.op = coll::CollectiveOp::kSendRecv;
   series.nranks = 2;
-  coll::CollectivePoint point;
+  model::CollectivePoint point;
   point.requested_bytes = point.bytes = 256ULL << 20;
-  point.time = coll::TimeSummary{};
+  point.time = model::TimeSummary{};
   point.algbw_gbps = point.busbw_gbps = gbps;
   series.points.push_back(point);
   return series;

@@ -1,7 +1,7 @@
 #include <gtest/gtest.h>
 
 #include "core/error.hpp"
-#include "plan/collective_result.hpp"
+#include "model/collectives.hpp"
 #include "report/collective_text.hpp"
 
 namespace linkscope::coll {

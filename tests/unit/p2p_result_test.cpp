@@ -1,4 +1,4 @@
-#include "plan/p2p_result.hpp"
+#include "model/p2p.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "plan/pattern_result.hpp"
+#include "model/patterns.hpp"
 
 #include <gtest/gtest.h>
 

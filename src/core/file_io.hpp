@@ -1,0 +1,23 @@
+#pragma once
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+// The one way linkscope reads an input file and writes an output file.
+// - Reading: only a regular file, at most `max_bytes` (a FIFO, a device such as /dev/zero, a directory or a huge file
+//   is an InputError naming the file, never a hang or a memory blow-up).
+// - Writing: atomically (a temporary file beside the target, flushed to disk, then renamed over it), so a full disk,
+//   a signal or a crash leaves the previous file whole; never over a file the command read (`inputs`).
+namespace linkscope {
+
+std::string read_input_file(const std::string& path, std::uint64_t max_bytes, std::string_view what);
+
+// Throws InputError naming `path` when the write fails or `path` is one of `inputs` (the same file, by inode).
+void write_file_atomically(const std::string& path, std::string_view content,
+                           const std::vector<std::string>& inputs = {});
+
+// True when both paths name the same existing file.
+bool same_file(const std::string& a, const std::string& b);
+
+}  // namespace linkscope

@@ -1,0 +1,86 @@
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "model/json_read.hpp"
+#include "plan/collective_spec.hpp"
+
+// The results of a collective benchmark as plain data: what the engine returns, the renderers print and
+// the Run document stores under measurements.collectives (docs/run-schema.md).
+namespace linkscope::model {
+
+using coll::CollectiveOp;
+using coll::DataType;
+using coll::RankTimeReduction;
+using coll::RedOp;
+
+struct TimeSummary {
+  double median_us = 0, min_us = 0, max_us = 0, mean_us = 0;
+  double cv = 0;            // stddev / mean of the per-iteration times
+  double ci_relative = 0;   // relative half-width of the median's 95% CI (0 when fewer than 6 samples)
+};
+
+struct CollectivePoint {
+  std::uint64_t requested_bytes = 0;
+  std::uint64_t bytes = 0;     // nccl-tests' size column (after rounding)
+  std::uint64_t count = 0;     // nccl-tests' count column
+  bool in_place = false;
+  std::size_t samples = 0;     // timed batches: each sample is the mean iteration time of one batch
+  std::size_t iterations = 0;  // timed iterations over all samples
+  std::optional<TimeSummary> time;        // nothing when the point was not measured
+  std::string stop_reason;                // precision-reached, time-budget, sample-limit, fixed-count
+  std::optional<double> cputime_us;       // host enqueue time per operation
+  std::optional<double> algbw_gbps;       // from the median time
+  std::optional<double> busbw_gbps;
+  std::optional<std::int64_t> wrong;      // wrong elements over all ranks; nothing when not checked
+  std::string status = "ok";              // ok, wrong, timeout, error
+  std::optional<std::string> reason;
+  nlohmann::json extra;
+};
+
+struct DeviceRecord {
+  int rank = 0;
+  std::string host;
+  int pid = 0;
+  int cuda_device = 0;
+  int pci_domain = 0, pci_bus = 0, pci_device = 0;
+  std::string uuid;      // "GPU-..."
+  std::string name;
+
+  std::string pci_bdf() const;  // "0000:00:06.0"
+};
+
+nlohmann::json to_json(const DeviceRecord& device);
+DeviceRecord device_from_json(const JsonReader& reader);
+
+struct CollectiveSeries {
+  CollectiveOp op = CollectiveOp::kAllReduce;
+  DataType dtype = DataType::kFloat;
+  RedOp redop = RedOp::kSum;
+  int root = -1;                          // -1 for unrooted ops
+  int nranks = 1;
+  std::string launch = "single-process";  // or "mpi"
+  bool graph = false;
+  RankTimeReduction time_reduction = RankTimeReduction::kMaximum;
+  std::string nccl_call;                  // "ncclAlltoAll" or "grouped ncclSend/ncclRecv"
+  std::map<std::string, std::string> env; // NCCL variables in effect
+  std::vector<DeviceRecord> devices;
+  std::vector<CollectivePoint> points;
+  nlohmann::json extra;
+};
+
+nlohmann::json to_json(const CollectivePoint& point);
+nlohmann::json to_json(const CollectiveSeries& series);
+// Reads what to_json wrote; a bad shape is an InputError naming the field.
+CollectiveSeries series_from_json(const JsonReader& reader);
+
+// The point with the largest measured size (out of place preferred); nothing when none was measured.
+const CollectivePoint* largest_measured_point(const CollectiveSeries& series);
+
+}  // namespace linkscope::model

@@ -1,0 +1,82 @@
+#pragma once
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "model/diagnosis.hpp"
+#include "model/json_read.hpp"
+#include "model/measurements.hpp"
+#include "model/runtime.hpp"
+#include "model/system.hpp"
+#include "model/topology_view.hpp"
+
+// One run of linkscope as one typed model: engines fill it, diagnosis and renderers read it, and JSON exists only at
+// the edges (run.json, a child step's stdout, MPI messages). Reading a saved run builds the same objects a live run
+// builds. docs/run-schema.md describes the document.
+namespace linkscope::model {
+
+// Version of the Run document. Major bumps break readers; minor bumps add fields.
+// 1.1: patterns_config carries devices and notes; per-section fields a reader does not know are kept.
+inline constexpr int kRunSchemaMajor = 1;
+inline constexpr int kRunSchemaMinor = 1;
+
+struct Tool {
+  std::string name = "linkscope";
+  std::string version, git;
+};
+
+struct Config {
+  std::string subcommand;
+  std::vector<std::string> argv;  // the exact command line
+  std::string started_at;         // UTC ISO 8601
+  std::string host;
+  std::optional<std::string> profile;       // doctor: quick, default, full
+  std::optional<double> measured_seconds;   // doctor: wall time of the measuring steps
+  nlohmann::json extra;                     // per-subcommand settings ("coll": {...}) as the command wrote them
+};
+
+struct RunEnvironment {
+  std::map<std::string, std::string> variables;  // NCCL_*, CUDA_*, NVIDIA_*, LINKSCOPE_*, launcher variables only
+  std::optional<std::string> nccl_library, nccl_version, nccl_headers, launch;
+  nlohmann::json extra;
+};
+
+// One item (a pair, a size, a step) that failed while the rest of the run went on.
+struct RunError {
+  std::string where, message;
+};
+
+struct Run {
+  Tool tool;
+  Config config;
+  RunEnvironment environment;
+  System system;
+  TopologyView topology;  // the document's `model` section
+  Runtime runtime;
+  Measurements measurements;
+  std::vector<Hypothesis> hypotheses;
+  std::vector<Finding> findings;
+  std::vector<RunError> errors;
+  nlohmann::json extra;  // top-level fields of a newer document
+
+  void record_error(const std::string& where, const std::string& message);
+  // True when the run carries a diagnosis (hypotheses or findings).
+  bool has_diagnosis() const { return !hypotheses.empty() || !findings.empty(); }
+};
+
+// A new Run stamped with the tool version, command line, host name and UTC start time.
+Run make_run(const std::string& subcommand, const std::vector<std::string>& argv);
+
+nlohmann::json to_json(const Run& run);
+// Checks the document (an object with a schema_version of a known major) and reads every section; errors are
+// InputErrors naming `source` and the field.
+Run run_from_json(const nlohmann::json& document, const std::string& source);
+
+// Current UTC time as ISO 8601 ("2026-11-29T23:14:09Z").
+std::string utc_timestamp();
+std::string host_name();
+
+}  // namespace linkscope::model

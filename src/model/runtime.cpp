@@ -1,0 +1,181 @@
+#include "model/runtime.hpp"
+
+#include <algorithm>
+
+namespace linkscope::model {
+
+using nlohmann::json;
+
+std::string transport_label(const NcclConnection& c) {
+  if (c.transport.compare(0, 4, "P2P/") == 0) {
+    // Keep the read/CE suffixes: they change the data path (reads over NVLink, copy engines).
+    return c.detail.empty() ? c.transport : c.transport + "/" + c.detail;
+  }
+  if (c.transport == "SHM") return c.detail.find("CE") != std::string::npos ? "SHM/CE" : "SHM";
+  if (c.transport.compare(0, 4, "NET/") == 0) {
+    return c.detail.find("GDRDMA") != std::string::npos ? c.transport + "/GDRDMA" : c.transport;
+  }
+  return c.transport;
+}
+
+std::vector<TransportCount> transport_summary(const NcclRuntimeInfo& info) {
+  std::vector<TransportCount> counts;
+  for (const auto& c : info.connections) {
+    const std::string label = transport_label(c);
+    auto it = std::find_if(counts.begin(), counts.end(), [&](const TransportCount& t) { return t.label == label; });
+    if (it == counts.end()) {
+      counts.push_back({label, 1});
+    } else {
+      ++it->connections;
+    }
+  }
+  std::stable_sort(counts.begin(), counts.end(),
+                   [](const TransportCount& a, const TransportCount& b) { return a.connections > b.connections; });
+  return counts;
+}
+
+std::optional<std::string> dominant_transport(const NcclRuntimeInfo& info) {
+  const auto summary = transport_summary(info);
+  if (!summary.empty()) return summary.front().label;
+  if (info.nranks && *info.nranks == 1) return std::string("none");
+  return std::nullopt;
+}
+
+RuntimeRun RuntimeRun::not_recorded(std::string context, std::string why) {
+  RuntimeRun run;
+  run.context = std::move(context);
+  run.recorded = false;
+  run.reason = std::move(why);
+  return run;
+}
+
+json to_json(const RuntimeRun& run) {
+  if (!run.recorded) {
+    return with_extras({{"context", run.context}, {"status", "not recorded"}, {"reason", run.reason}}, run.extra);
+  }
+  const NcclRuntimeInfo& info = run.info;
+  json out;
+  out["context"] = run.context;
+  out["env"] = run.env;
+  out["status"] = "recorded";
+  out["reason"] = nullptr;
+  out["nccl_version"] = optional_json(info.nccl_version);
+  out["nccl_version_full"] = optional_json(info.nccl_version_full);
+  out["network"] = optional_json(info.network);
+  out["nranks"] = optional_json(info.nranks);
+  out["nnodes"] = optional_json(info.nnodes);
+  out["transport"] = optional_json(dominant_transport(info));
+  json transports = json::array();
+  for (const auto& t : transport_summary(info)) transports.push_back({{"transport", t.label}, {"connections", t.connections}});
+  out["transports"] = transports;
+  json connections = json::array();
+  for (const auto& c : info.connections) {
+    connections.push_back({{"rank", c.rank},
+                           {"peer", c.peer},
+                           {"channel", c.channel},
+                           {"conn_index", c.conn_index < 0 ? json(nullptr) : json(c.conn_index)},
+                           {"side", string_or_null(c.side)},
+                           {"transport", c.transport},
+                           {"detail", string_or_null(c.detail)},
+                           {"via", c.via}});
+  }
+  out["connections"] = connections;
+  out["channels"] = {{"coll", optional_json(info.coll_channels)},
+                     {"collnet", optional_json(info.collnet_channels)},
+                     {"nvls", optional_json(info.nvls_channels)},
+                     {"p2p", optional_json(info.p2p_channels)},
+                     {"p2p_per_peer", optional_json(info.p2p_channels_per_peer)}};
+  out["algorithms_connected"] = info.algorithms_connected;
+  // Algorithm and protocol per call are printed only with NCCL_DEBUG_SUBSYS=TUNING; what the environment
+  // forces is recorded here.
+  const auto algo = info.environment.find("NCCL_ALGO");
+  const auto proto = info.environment.find("NCCL_PROTO");
+  out["algorithm_env"] = algo != info.environment.end() ? json(algo->second) : json(nullptr);
+  out["protocol_env"] = proto != info.environment.end() ? json(proto->second) : json(nullptr);
+  json graphs = json::array();
+  for (const auto& g : info.graphs) {
+    graphs.push_back({{"pattern", g.pattern},
+                      {"name", g.pattern_name},
+                      {"channels", g.channels},
+                      {"bw_intra", g.bw_intra},
+                      {"bw_inter", g.bw_inter},
+                      {"type_intra", g.type_intra},
+                      {"type_inter", g.type_inter}});
+  }
+  out["graphs"] = graphs;
+  json paths = json::array();
+  for (const auto& p : info.gpu_paths) {
+    paths.push_back({{"from", p.from}, {"to", p.to}, {"type", p.type}, {"bw", p.bandwidth}, {"hops", p.hops}});
+  }
+  out["gpu_paths"] = paths;
+  out["nccl_environment"] = info.environment;
+  out["comm_config"] = info.comm_config;
+  out["warnings"] = info.warnings;
+  return with_extras(std::move(out), run.extra);
+}
+
+RuntimeRun runtime_run_from_json(const JsonReader& r) {
+  RuntimeRun run;
+  run.context = r.string_or("context");
+  run.env = r.string_map("env");
+  const std::string status = r.string_or("status", "recorded");
+  run.recorded = status == "recorded";
+  run.reason = r.string_or("reason");
+  NcclRuntimeInfo& info = run.info;
+  info.nccl_version = r.string("nccl_version");
+  info.nccl_version_full = r.string("nccl_version_full");
+  info.network = r.string("network");
+  info.nranks = r.small_int("nranks");
+  info.nnodes = r.small_int("nnodes");
+  for (const auto& c : r.array("connections")) {
+    NcclConnection connection;
+    connection.rank = c.small_int("rank").value_or(-1);
+    connection.peer = c.small_int("peer").value_or(-1);
+    connection.channel = c.small_int("channel").value_or(-1);
+    connection.conn_index = c.small_int("conn_index").value_or(-1);
+    connection.side = c.string_or("side");
+    connection.transport = c.string_or("transport");
+    connection.detail = c.string_or("detail");
+    connection.via = c.string_or("via");
+    info.connections.push_back(std::move(connection));
+  }
+  const JsonReader channels = r.object("channels");
+  info.coll_channels = channels.small_int("coll");
+  info.collnet_channels = channels.small_int("collnet");
+  info.nvls_channels = channels.small_int("nvls");
+  info.p2p_channels = channels.small_int("p2p");
+  info.p2p_channels_per_peer = channels.small_int("p2p_per_peer");
+  info.algorithms_connected = r.strings("algorithms_connected");
+  for (const auto& g : r.array("graphs")) {
+    info.graphs.push_back({g.small_int("pattern").value_or(0), g.string_or("name"), g.small_int("channels").value_or(0),
+                           g.number("bw_intra").value_or(0), g.number("bw_inter").value_or(0),
+                           g.string_or("type_intra"), g.string_or("type_inter")});
+  }
+  for (const auto& p : r.array("gpu_paths")) {
+    info.gpu_paths.push_back({p.string_or("from"), p.string_or("to"), p.string_or("type"), p.number("bw").value_or(0),
+                              p.small_int("hops").value_or(0)});
+  }
+  info.environment = r.string_map("nccl_environment");
+  info.comm_config = r.string_map("comm_config");
+  info.warnings = r.strings("warnings");
+  // Derived from the connections and the environment when written.
+  r.skip({"transport", "transports", "algorithm_env", "protocol_env"});
+  run.extra = r.extras();
+  return run;
+}
+
+json to_json(const Runtime& runtime) {
+  json runs = json::array();
+  for (const auto& run : runtime.runs) runs.push_back(to_json(run));
+  return with_extras({{"nccl_version", optional_json(runtime.nccl_version)}, {"runs", runs}}, runtime.extra);
+}
+
+Runtime runtime_from_json(const JsonReader& r) {
+  Runtime runtime;
+  runtime.nccl_version = r.string("nccl_version");
+  for (const auto& run : r.array("runs")) runtime.runs.push_back(runtime_run_from_json(run));
+  runtime.extra = r.extras();
+  return runtime;
+}
+
+}  // namespace linkscope::model

@@ -1,0 +1,99 @@
+#pragma once
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "model/json_read.hpp"
+
+// The Run's `runtime` section: what NCCL chose in a real run, read from its own log (src/runtime parses the log
+// into these objects; docs/run-schema.md, "### runtime").
+namespace linkscope::model {
+
+// "Channel 00/0 : 0[0] -> 1[1] via P2P/CUMEM/read" and the SHM and NET variants.
+struct NcclConnection {
+  int rank = -1;
+  int peer = -1;
+  int channel = -1;
+  int conn_index = -1;     // the number after "/" in "Channel 00/0"; -1 when NCCL prints none (SHM)
+  std::string side;        // "send" or "receive" for NET lines, empty otherwise
+  std::string transport;   // "P2P/direct pointer", "P2P/CUMEM", "P2P/IPC", "SHM", "NET/Socket", "NET/IB" ...
+  std::string detail;      // the rest: "read", "read/CE", "direct/direct", "0/GDRDMA" ...
+  std::string via;         // everything after "via ", as printed
+};
+
+// "GPU/0-60 :... GPU/0-70 (2/370.8/NVL)": NCCL's model of the path between two GPUs.
+struct NcclGpuPath {
+  std::string from, to;    // NCCL's node ids ("GPU/0-60")
+  std::string type;        // LOC NVL NVB C2C PIX PXB PXN PHB SYS NET
+  double bandwidth = 0;    // NCCL's search weight, GB/s
+  int hops = 0;
+};
+
+// "Pattern 4, crossNic 0, nChannels 12, bw 30.000000/30.000000, type NVL/PIX, sameChannels 1"
+struct NcclGraph {
+  int pattern = 0;
+  std::string pattern_name;  // Ring, BalancedTree, SplitTree, Tree, NVLS, CollNetDirect ...
+  int channels = 0;
+  double bw_intra = 0, bw_inter = 0;
+  std::string type_intra, type_inter;
+};
+
+struct NcclRuntimeInfo {
+  std::optional<std::string> nccl_version;        // "2.28.3" (build suffix dropped)
+  std::optional<std::string> nccl_version_full;   // "2.28.3+cuda13.0"
+  std::optional<std::string> network;             // "Socket", "IB" ("Using network ...")
+  std::optional<int> nranks, nnodes;
+  std::optional<int> coll_channels, collnet_channels, nvls_channels, p2p_channels, p2p_channels_per_peer;
+  std::vector<NcclConnection> connections;        // deduplicated, in log order
+  std::vector<NcclGpuPath> gpu_paths;             // GPU -> other GPU, deduplicated
+  std::vector<NcclGraph> graphs;                  // deduplicated
+  std::vector<std::string> algorithms_connected;  // "Ring" from "Connected all rings", "Tree", "NVLS", "CollNet"
+  std::map<std::string, std::string> environment; // "NCCL_ALGO set by environment to Ring"
+  std::map<std::string, std::string> comm_config; // "Comm config nvlinkCentricSched set to 1"
+  std::vector<std::string> warnings;              // "NCCL WARN" lines (first 20)
+  std::size_t nccl_lines = 0;                     // lines that carried an NCCL INFO/WARN message (not stored)
+};
+
+// "P2P/CUMEM/read", "P2P/direct pointer", "SHM", "NET/IB/GDRDMA", "NET/Socket".
+std::string transport_label(const NcclConnection& connection);
+
+struct TransportCount {
+  std::string label;
+  int connections = 0;
+};
+// Connections grouped by transport_label(), most frequent first.
+std::vector<TransportCount> transport_summary(const NcclRuntimeInfo& info);
+// The most frequent transport label, "none" when NCCL made no peer connection (one rank), or nothing when the log
+// showed no connection lines at all.
+std::optional<std::string> dominant_transport(const NcclRuntimeInfo& info);
+
+// One process group's NCCL log in one context ("coll all_reduce", "ladder p2p-disabled").
+struct RuntimeRun {
+  std::string context;
+  std::map<std::string, std::string> env;  // NCCL variables the run had
+  bool recorded = true;                    // false: "not recorded" (the user's NCCL_DEBUG, a failed capture)
+  std::string reason;                      // why not recorded
+  NcclRuntimeInfo info;
+  nlohmann::json extra;
+
+  // A run whose log could not be recorded.
+  static RuntimeRun not_recorded(std::string context, std::string why);
+};
+
+struct Runtime {
+  std::optional<std::string> nccl_version;
+  std::vector<RuntimeRun> runs;
+  nlohmann::json extra;
+
+  bool empty() const { return !nccl_version && runs.empty() && (extra.is_null() || extra.empty()); }
+};
+
+nlohmann::json to_json(const RuntimeRun& run);
+RuntimeRun runtime_run_from_json(const JsonReader& reader);
+nlohmann::json to_json(const Runtime& runtime);
+Runtime runtime_from_json(const JsonReader& reader);
+
+}  // namespace linkscope::model
