@@ -3,33 +3,40 @@
 #include <algorithm>
 
 #include "diagnose/context.hpp"
+#include "diagnose/hypotheses.hpp"
 #include "diagnose/rules.hpp"
 
 namespace linkscope::diagnose {
 
-std::vector<Finding> find_problems(const RunDocument& run) {
-  const Context context = make_context(run);
-  std::vector<Finding> findings;
+namespace {
+
+std::vector<model::Finding> run_rules(const Context& context) {
+  std::vector<model::Finding> findings;
   for (const auto& rule : all_rules()) {
     if (auto finding = rule.check(context)) findings.push_back(std::move(*finding));
   }
   std::stable_sort(findings.begin(), findings.end(),
-                   [](const Finding& a, const Finding& b) { return a.severity > b.severity; });
+                   [](const model::Finding& a, const model::Finding& b) { return a.severity > b.severity; });
   return findings;
 }
 
-void diagnose(RunDocument& run, bool remake_hypotheses) {
-  if (remake_hypotheses) run.hypotheses = nlohmann::json::array();
-  nlohmann::json hypotheses = nlohmann::json::array();
-  for (const auto& hypothesis : judge_hypotheses(run)) hypotheses.push_back(hypothesis_to_json(hypothesis));
-  nlohmann::json findings = nlohmann::json::array();
-  for (const auto& finding : find_problems(run)) findings.push_back(finding_to_json(finding));
-  run.hypotheses = std::move(hypotheses);
-  run.findings = std::move(findings);
+}  // namespace
+
+std::vector<model::Finding> find_problems(const model::Run& run) { return run_rules(Context(run)); }
+
+Diagnosis diagnose(const model::Run& run, bool remake_hypotheses) {
+  const Context context(run);
+  Diagnosis diagnosis;
+  diagnosis.hypotheses = remake_hypotheses || run.hypotheses.empty() ? make_hypotheses(run) : run.hypotheses;
+  judge_hypotheses(context, diagnosis.hypotheses);
+  diagnosis.findings = run_rules(context);
+  return diagnosis;
 }
 
-bool has_diagnosis(const RunDocument& run) {
-  return (run.hypotheses.is_array() && !run.hypotheses.empty()) || (run.findings.is_array() && !run.findings.empty());
+void diagnose_into(model::Run& run, bool remake_hypotheses) {
+  Diagnosis diagnosis = diagnose(run, remake_hypotheses);
+  run.hypotheses = std::move(diagnosis.hypotheses);
+  run.findings = std::move(diagnosis.findings);
 }
 
 }  // namespace linkscope::diagnose

@@ -1,21 +1,24 @@
 #pragma once
 #include <vector>
 
-#include "core/run.hpp"
-#include "diagnose/finding.hpp"
-#include "diagnose/hypotheses.hpp"
+#include "model/run.hpp"
 
-// Entry points of the diagnosis layer: pure functions of a RunDocument (saved or live).
+// Entry points of the diagnosis layer: pure functions of the typed Run (saved or live).
 namespace linkscope::diagnose {
 
+struct Diagnosis {
+  std::vector<model::Hypothesis> hypotheses;
+  std::vector<model::Finding> findings;
+};
+
 // Every rule's finding, most severe first (rule order within a severity).
-std::vector<Finding> find_problems(const RunDocument& run);
+std::vector<model::Finding> find_problems(const model::Run& run);
 
-// Judges the run's hypotheses (making them first when the run has none, or always with `remake_hypotheses`) and
-// replaces run.hypotheses and run.findings with the results.
-void diagnose(RunDocument& run, bool remake_hypotheses = false);
+// The run's hypotheses (made first when it has none, or always with `remake_hypotheses`) judged against its
+// measurements, and every rule's finding.
+Diagnosis diagnose(const model::Run& run, bool remake_hypotheses = false);
 
-// True when the run carries a diagnosis (hypotheses or findings written by `diagnose`).
-bool has_diagnosis(const RunDocument& run);
+// diagnose() written into the run.
+void diagnose_into(model::Run& run, bool remake_hypotheses = false);
 
 }  // namespace linkscope::diagnose

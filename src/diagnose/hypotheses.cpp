@@ -16,13 +16,13 @@ const std::vector<HypothesisRule>& all_hypothesis_rules() {
   return kRules;
 }
 
-std::vector<Hypothesis> make_hypotheses(const RunDocument& run) {
+std::vector<Hypothesis> make_hypotheses(const model::Run& run) {
   // Only the sections known before measuring.
-  RunDocument facts;
+  model::Run facts;
   facts.system = run.system;
-  facts.model = run.model;
+  facts.topology = run.topology;
   facts.environment = run.environment;
-  const Evidence evidence = collect_evidence(facts);
+  const Evidence evidence(facts);
   std::vector<Hypothesis> hypotheses;
   for (const auto& rule : all_hypothesis_rules()) {
     if (auto hypothesis = rule.make(evidence)) {
@@ -33,16 +33,12 @@ std::vector<Hypothesis> make_hypotheses(const RunDocument& run) {
   return hypotheses;
 }
 
-std::vector<Hypothesis> judge_hypotheses(const RunDocument& run) {
-  std::vector<Hypothesis> hypotheses = hypotheses_from_json(run.hypotheses);
-  if (hypotheses.empty()) hypotheses = make_hypotheses(run);
-  const Context context = make_context(run);
+void judge_hypotheses(const Context& context, std::vector<Hypothesis>& hypotheses) {
   for (auto& hypothesis : hypotheses) {
     for (const auto& rule : all_hypothesis_rules()) {
       if (rule.id == hypothesis.id) rule.judge(context, hypothesis);
     }
   }
-  return hypotheses;
 }
 
 void set_untested(Hypothesis& hypothesis, const std::string& why) {

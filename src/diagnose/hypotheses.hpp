@@ -3,14 +3,16 @@
 #include <string_view>
 #include <vector>
 
-#include "core/run.hpp"
 #include "diagnose/context.hpp"
-#include "diagnose/finding.hpp"
+#include "model/run.hpp"
 
 // Hypotheses: falsifiable statements made from hardware facts and NCCL's model BEFORE measuring, each with a
 // numeric prediction; after measuring, a judge gives the verdict with the numbers. One per file
 // (src/diagnose/hypothesis_<name>.cpp).
 namespace linkscope::diagnose {
+
+using model::Hypothesis;
+using model::Verdict;
 
 struct HypothesisRule {
   std::string_view id;
@@ -22,10 +24,10 @@ struct HypothesisRule {
 
 const std::vector<HypothesisRule>& all_hypothesis_rules();
 
-// Predictions for this machine (system/model only; measurements are not read).
-std::vector<Hypothesis> make_hypotheses(const RunDocument& run);
-// The run's hypotheses (made now if the run has none) judged against its measurements.
-std::vector<Hypothesis> judge_hypotheses(const RunDocument& run);
+// Predictions for this machine (system, model and environment only; measurements are not read).
+std::vector<Hypothesis> make_hypotheses(const model::Run& run);
+// Judges `hypotheses` against the context's measurements.
+void judge_hypotheses(const Context& context, std::vector<Hypothesis>& hypotheses);
 
 std::optional<Hypothesis> make_nvlink_graph_complete(const Evidence& evidence);
 void judge_nvlink_graph_complete(const Context& context, Hypothesis& hypothesis);

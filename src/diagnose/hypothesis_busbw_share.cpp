@@ -39,9 +39,9 @@ void judge_busbw_share(const Context& context, Hypothesis& hypothesis) {
   const std::string op = hypothesis.numbers.value("op", std::string("all_reduce"));
   const auto min_bytes = hypothesis.numbers.value(
       "min_bytes", static_cast<std::uint64_t>(threshold(Threshold::kBusbwHypothesisMinBytes)));
-  std::optional<CollectivePoint> chosen;
+  std::optional<CollectiveRef> chosen;
   for (const auto& point : largest_collective_points(evidence, min_bytes)) {
-    if (point.op == op) chosen = point;
+    if (point.op() == op) chosen = point;
   }
   if (!chosen) {
     hypothesis.verdict = Verdict::kInconclusive;
@@ -50,12 +50,12 @@ void judge_busbw_share(const Context& context, Hypothesis& hypothesis) {
   }
   const double rate = hypothesis.numbers.value("rate_gbps", 0.0);
   const double predicted = hypothesis.numbers.value("predicted_min_gbps", 0.0);
-  const double measured = *chosen->busbw_gbps;
+  const double measured = chosen->busbw();
   hypothesis.numbers["measured_gbps"] = measured;
-  hypothesis.numbers["measured_bytes"] = chosen->bytes;
+  hypothesis.numbers["measured_bytes"] = chosen->point->bytes;
   hypothesis.verdict = measured >= predicted ? Verdict::kConfirmed : Verdict::kRefuted;
   hypothesis.evidence = fmt::format("{} busbw {} at {} = {} of {} (predicted >= {})", op, format_gbps(measured),
-                                    format_bytes(chosen->bytes), rate > 0 ? format_percent(measured / rate) : "?",
+                                    format_bytes(chosen->point->bytes), rate > 0 ? format_percent(measured / rate) : "?",
                                     format_gbps(rate), format_gbps(predicted));
 }
 

@@ -55,10 +55,10 @@ void judge_copy_share(const Context& context, Hypothesis& hypothesis) {
   // Worst CE copy per pair type.
   std::map<std::string, CopyJudgement> worst;
   for (const auto& judgement : plateau_copies(evidence)) {
-    if (judgement.point.method != "ce") continue;
-    const std::string type = evidence.pair_type(judgement.point.src, judgement.point.dst);
+    if (judgement.point->method != "ce") continue;
+    const std::string type = evidence.pair_type(judgement.point->src, judgement.point->dst);
     auto it = worst.find(type);
-    if (it == worst.end() || *judgement.point.bandwidth_gbps < *it->second.point.bandwidth_gbps) {
+    if (it == worst.end() || copy_gbps(*judgement.point) < copy_gbps(*it->second.point)) {
       worst[type] = judgement;
     }
   }
@@ -76,7 +76,7 @@ void judge_copy_share(const Context& context, Hypothesis& hypothesis) {
     if (by_type.contains(type) && by_type[type].contains("predicted_min_gbps")) {
       predicted = by_type[type]["predicted_min_gbps"].get<double>();
     }
-    const double measured = *judgement.point.bandwidth_gbps;
+    const double measured = copy_gbps(*judgement.point);
     const bool holds = measured >= predicted;
     all_hold = all_hold && holds;
     text += fmt::format("{}{}: slowest {} (predicted >= {})", text.empty() ? "" : "; ", type, copy_line(judgement),

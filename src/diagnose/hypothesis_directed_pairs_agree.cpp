@@ -8,6 +8,7 @@
 
 #include "diagnose/expectations.hpp"
 #include "diagnose/hypotheses.hpp"
+#include "diagnose/measured_summary.hpp"
 #include "core/text.hpp"
 
 namespace linkscope::diagnose {
@@ -38,14 +39,14 @@ void judge_directed_pairs_agree(const Context& context, Hypothesis& hypothesis) 
   const double tolerance = hypothesis.numbers.value("tolerance", threshold(Threshold::kPairsAgree));
 
   // (method, pair type, bytes) -> points
-  std::map<std::tuple<std::string, std::string, std::uint64_t>, std::vector<const P2pPoint*>> groups;
-  for (const auto& point : evidence.p2p) {
-    if (point.ok() && point.direction == "uni" && point.bytes >= min_bytes && point.src != point.dst) {
-      groups[{point.method, evidence.pair_type(point.src, point.dst), point.bytes}].push_back(&point);
+  std::map<std::tuple<std::string, std::string, std::uint64_t>, std::vector<const model::CopyPoint*>> groups;
+  for (const auto* point : evidence.p2p) {
+    if (copy_ok(*point) && point->direction == "uni" && point->bytes >= min_bytes && point->src != point->dst) {
+      groups[{point->method, evidence.pair_type(point->src, point->dst), point->bytes}].push_back(point);
     }
   }
   // Per (method, type): the largest size with at least two directed pairs.
-  std::map<std::pair<std::string, std::string>, std::vector<const P2pPoint*>> chosen;
+  std::map<std::pair<std::string, std::string>, std::vector<const model::CopyPoint*>> chosen;
   for (const auto& [key, points] : groups) {
     if (points.size() >= 2) chosen[{std::get<0>(key), std::get<1>(key)}] = points;
   }
@@ -59,13 +60,13 @@ void judge_directed_pairs_agree(const Context& context, Hypothesis& hypothesis) 
   std::string text;
   double worst = 0;
   for (const auto& [key, points] : chosen) {
-    const auto [lo, hi] = std::minmax_element(points.begin(), points.end(), [](const P2pPoint* x, const P2pPoint* y) {
-      return *x->bandwidth_gbps < *y->bandwidth_gbps;
+    const auto [lo, hi] = std::minmax_element(points.begin(), points.end(), [](const model::CopyPoint* x, const model::CopyPoint* y) {
+      return copy_gbps(*x) < copy_gbps(*y);
     });
-    const double spread = relative_gap(*(*lo)->bandwidth_gbps, *(*hi)->bandwidth_gbps);
+    const double spread = relative_gap(copy_gbps(**lo), copy_gbps(**hi));
     double noise = 0;
-    if ((*lo)->relative_noise() && (*hi)->relative_noise()) {
-      noise = std::hypot(*(*lo)->relative_noise(), *(*hi)->relative_noise());
+    if (relative_noise(**lo) && relative_noise(**hi)) {
+      noise = std::hypot(*relative_noise(**lo), *relative_noise(**hi));
     }
     worst = std::max(worst, spread);
     if (spread > tolerance) {
@@ -74,7 +75,7 @@ void judge_directed_pairs_agree(const Context& context, Hypothesis& hypothesis) 
     }
     text += fmt::format("{}{} {} at {}: {} to {} over {} directed pairs (spread {}, slowest GPU{}->GPU{})",
                         text.empty() ? "" : "; ", key.first, key.second, format_bytes(points.front()->bytes),
-                        format_number(*(*lo)->bandwidth_gbps), format_gbps(*(*hi)->bandwidth_gbps), points.size(),
+                        format_number(copy_gbps(**lo)), format_gbps(copy_gbps(**hi)), points.size(),
                         format_percent(spread), (*lo)->src, (*lo)->dst);
   }
   hypothesis.numbers["largest_spread"] = worst;

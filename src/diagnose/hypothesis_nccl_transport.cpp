@@ -15,11 +15,11 @@ namespace linkscope::diagnose {
 std::optional<Hypothesis> make_nccl_transport(const Evidence& evidence) {
   const auto pairs = gpu_pair_path_types(evidence);
   if (pairs.empty()) return std::nullopt;
-  const EnvMap env = merge_env(evidence.env, evidence.model_env);
+  const EnvMap env = merge_env(evidence.env, evidence.topology.env);
   nlohmann::json list = nlohmann::json::array();
   std::map<std::string, std::vector<std::string>> by_transport;
   for (const auto& [pair, type] : pairs) {
-    const PairFacts* facts = evidence.pair(pair.first, pair.second);
+    const PairView* facts = evidence.pair(pair.first, pair.second);
     const bool no_peer_access = facts != nullptr && facts->cuda_peer_access && !*facts->cuda_peer_access;
     const auto index = path_type_index(type);
     const bool p2p = index && *index <= default_p2p_level() && !env_removes_p2p(env, type) && !no_peer_access;
@@ -60,7 +60,7 @@ void judge_nccl_transport(const Context& context, Hypothesis& hypothesis) {
   std::map<std::pair<int, int>, PairPrediction> predicted;
   for (const auto& entry : hypothesis.numbers.value("pairs", nlohmann::json::array())) {
     const std::pair<int, int> key{entry.value("a", -1), entry.value("b", -1)};
-    const PairFacts* facts = evidence.pair(key.first, key.second);
+    const PairView* facts = evidence.pair(key.first, key.second);
     predicted[key] = {entry.value("path", std::string()), entry.value("predicted", std::string()),
                       facts != nullptr && facts->cuda_peer_access && !*facts->cuda_peer_access};
   }
@@ -68,13 +68,14 @@ void judge_nccl_transport(const Context& context, Hypothesis& hypothesis) {
   // predicted under those variables.
   std::map<std::tuple<std::string, std::pair<int, int>, std::string, std::string>, std::set<int>> seen;
   int matches = 0, mismatches = 0;
-  for (const auto& c : evidence.connections) {
+  for (const auto& ref : evidence.connections) {
+    const model::NcclConnection& c = *ref.connection;
     const std::pair<int, int> key{std::min(c.rank, c.peer), std::max(c.rank, c.peer)};
     const auto it = predicted.find(key);
     if (it == predicted.end()) continue;
     std::string expected = it->second.transport;
-    if (!c.env.empty()) {
-      const EnvMap env = merge_env(context.user_env, c.env);
+    if (!ref.run->env.empty()) {
+      const EnvMap env = merge_env(context.user_env, ref.run->env);
       const auto index = path_type_index(it->second.path);
       const bool p2p = index && *index <= default_p2p_level() && !env_removes_p2p(env, it->second.path) &&
                        !it->second.no_peer_access;
@@ -83,7 +84,7 @@ void judge_nccl_transport(const Context& context, Hypothesis& hypothesis) {
     }
     const std::string actual = transport_class(c.transport);
     (actual == expected || (expected == "P2P" && actual == "NVLS") ? matches : mismatches) += 1;
-    seen[{c.context, key, c.transport, expected}].insert(c.channel);
+    seen[{ref.run->context, key, c.transport, expected}].insert(c.channel);
   }
   if (matches + mismatches == 0) {
     hypothesis.verdict = Verdict::kInconclusive;

@@ -9,24 +9,25 @@
 namespace linkscope::diagnose {
 
 std::optional<Hypothesis> make_numa_neutral(const Evidence& evidence) {
-  if (evidence.numa_node_count < 2) return std::nullopt;
+  const int nodes = static_cast<int>(evidence.system.numa_nodes.size());
+  if (nodes < 2) return std::nullopt;
   const double tolerance = threshold(Threshold::kNumaNeutral);
   Hypothesis hypothesis;
   hypothesis.statement = fmt::format("Binding the issuing thread to any of the {} NUMA nodes leaves GPU-to-GPU copies "
                                      "unchanged",
-                                     evidence.numa_node_count);
+                                     nodes);
   hypothesis.prediction = fmt::format("the largest relative difference between NUMA nodes is <= {}",
                                       format_percent(tolerance));
   hypothesis.basis = "system: NUMA nodes; peer copies move device memory only";
   hypothesis.needs = "measurements.numa_sweep";
-  hypothesis.numbers = {{"tolerance", tolerance}, {"numa_nodes", evidence.numa_node_count}};
+  hypothesis.numbers = {{"tolerance", tolerance}, {"numa_nodes", nodes}};
   return hypothesis;
 }
 
 void judge_numa_neutral(const Context& context, Hypothesis& hypothesis) {
   const Evidence& evidence = context.evidence;
   if (!evidence.numa_measured) return set_untested(hypothesis, "not measured in this run: measurements.numa_sweep is absent");
-  const auto difference = evidence.numa_largest_relative_difference;
+  const auto difference = evidence.numa()->largest_relative_difference;
   if (!difference) {
     hypothesis.verdict = Verdict::kInconclusive;
     hypothesis.evidence = "the NUMA sweep gave no comparable numbers";
@@ -36,7 +37,7 @@ void judge_numa_neutral(const Context& context, Hypothesis& hypothesis) {
   hypothesis.numbers["largest_relative_difference"] = *difference;
   hypothesis.verdict = *difference <= tolerance ? Verdict::kConfirmed : Verdict::kRefuted;
   hypothesis.evidence = fmt::format("largest difference across {} NUMA node(s): {} (tolerance {})",
-                                    evidence.numa_nodes_measured.size(), format_percent(*difference),
+                                    evidence.numa()->nodes.size(), format_percent(*difference),
                                     format_percent(tolerance));
 }
 

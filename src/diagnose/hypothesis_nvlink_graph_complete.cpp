@@ -21,7 +21,7 @@ std::optional<Hypothesis> make_nvlink_graph_complete(const Evidence& evidence) {
   if (ordinals.size() >= 2) {
     for (std::size_t i = 0; i < ordinals.size(); ++i) {
       for (std::size_t j = i + 1; j < ordinals.size(); ++j) {
-        const PairFacts* pair = evidence.pair(ordinals[i], ordinals[j]);
+        const PairView* pair = evidence.pair(ordinals[i], ordinals[j]);
         const bool nv = pair != nullptr && pair->has_nvlink();
         (nv ? nvlinked : other).push_back({ordinals[i], ordinals[j]});
         if (nv && relations.find(pair->relation) == std::string::npos) {
@@ -30,8 +30,10 @@ std::optional<Hypothesis> make_nvlink_graph_complete(const Evidence& evidence) {
       }
     }
     for (const int ordinal : ordinals) {
-      const GpuFacts* gpu = evidence.gpu(ordinal);
-      const auto rate = gpu != nullptr ? gpu->pcie_rate_gbps(true) : std::nullopt;
+      const model::Gpu* gpu = evidence.gpu(ordinal);
+      const auto rate = gpu != nullptr && gpu->pcie.max_gen && gpu->pcie.max_width
+                            ? model::pcie_rate_gbps(*gpu->pcie.max_gen, *gpu->pcie.max_width)
+                            : std::nullopt;
       if (rate && (!pcie_rate || *rate > *pcie_rate)) {
         pcie_rate = rate;
         pcie_basis = fmt::format("PCIe Gen{} x{} rate", gpu->pcie.max_gen.value_or(0), gpu->pcie.max_width.value_or(0));
@@ -41,7 +43,7 @@ std::optional<Hypothesis> make_nvlink_graph_complete(const Evidence& evidence) {
   } else if (evidence.model_gpus.size() >= 2) {
     std::vector<int> ranks;
     for (const auto& gpu : evidence.model_gpus) {
-      if (gpu.rank) ranks.push_back(*gpu.rank);
+      if (gpu.rank()) ranks.push_back(*gpu.rank());
       if (gpu.pci_bw && (!pcie_rate || *gpu.pci_bw > *pcie_rate)) pcie_rate = gpu.pci_bw;
     }
     std::sort(ranks.begin(), ranks.end());
@@ -102,20 +104,21 @@ void judge_nvlink_graph_complete(const Context& context, Hypothesis& hypothesis)
     for (const auto& key : {std::make_pair(a, b), std::make_pair(b, a)}) {
       const auto it = best.find(key);
       if (it == best.end()) continue;
-      const P2pPoint& point = it->second;
-      if (!point.ok()) {
-        failures.push_back(fmt::format("GPU{}->GPU{} {}{}", key.first, key.second, point.status,
+      const model::CopyPoint& point = *it->second;
+      if (!copy_ok(point)) {
+        failures.push_back(fmt::format("GPU{}->GPU{} {}{}", key.first, key.second, model::to_string(point.status),
                                        point.reason.empty() ? "" : " (" + point.reason + ")"));
         continue;
       }
-      values.push_back(*point.bandwidth_gbps);
+      const double gbps = copy_gbps(point);
+      values.push_back(gbps);
       size = std::max(size, point.bytes);
-      if (slowest.empty() || *point.bandwidth_gbps < slowest_value) {
-        slowest_value = *point.bandwidth_gbps;
+      if (slowest.empty() || gbps < slowest_value) {
+        slowest_value = gbps;
         slowest = fmt::format("GPU{}->GPU{}", key.first, key.second);
       }
-      if (floor && *point.bandwidth_gbps <= *floor) {
-        failures.push_back(fmt::format("GPU{}->GPU{} only {}", key.first, key.second, format_gbps(*point.bandwidth_gbps)));
+      if (floor && gbps <= *floor) {
+        failures.push_back(fmt::format("GPU{}->GPU{} only {}", key.first, key.second, format_gbps(gbps)));
       }
     }
   }

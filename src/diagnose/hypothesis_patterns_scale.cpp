@@ -31,15 +31,15 @@ void judge_patterns_scale(const Context& context, Hypothesis& hypothesis) {
   const double shared_max = hypothesis.numbers.value("shared_max_scaling", threshold(Threshold::kContendedScalingMax));
   int disjoint = 0, shared = 0, violations = 0;
   std::string text;
-  for (const auto& pattern : evidence.patterns) {
-    if (pattern.status != "ok" || !pattern.scaling || pattern.edges.size() < 2) continue;
-    const bool is_disjoint = pattern.disjoint();
-    const bool holds = is_disjoint ? *pattern.scaling >= disjoint_min : *pattern.scaling <= shared_max;
-    (is_disjoint ? disjoint : shared) += 1;
+  for (const auto& pattern : evidence.patterns()) {
+    if (pattern.status != model::PointStatus::kOk || !pattern.scaling || pattern.edges.size() < 2) continue;
+    const bool disjoint_edges = is_disjoint(pattern);
+    const bool holds = disjoint_edges ? *pattern.scaling >= disjoint_min : *pattern.scaling <= shared_max;
+    (disjoint_edges ? disjoint : shared) += 1;
     if (!holds) ++violations;
     text += fmt::format("{}{} ({}, {} copies): {}{} = {} of the copies alone{}", text.empty() ? "" : "; ", pattern.name,
-                        is_disjoint ? "disjoint" : "shared endpoint", pattern.edges.size(),
-                        pattern.aggregate_gbps ? format_gbps(*pattern.aggregate_gbps) : std::string("?"),
+                        disjoint_edges ? "disjoint" : "shared endpoint", pattern.edges.size(),
+                        pattern.aggregate_gbps ? format_gbps(pattern.aggregate_gbps->median) : std::string("?"),
                         pattern.sum_alone_gbps ? " of " + format_gbps(*pattern.sum_alone_gbps) : std::string(),
                         format_number(*pattern.scaling), holds ? "" : " (against the prediction)");
   }

@@ -7,6 +7,7 @@
 
 #include "diagnose/expectations.hpp"
 #include "diagnose/hypotheses.hpp"
+#include "diagnose/measured_summary.hpp"
 #include "core/text.hpp"
 
 namespace linkscope::diagnose {
@@ -46,15 +47,18 @@ void judge_small_messages_latency_bound(const Context& context, Hypothesis& hypo
   const double max_ratio = hypothesis.numbers.value("max_time_ratio", threshold(Threshold::kLatencyBoundTimeRatio));
 
   std::map<std::string, Series> series;
-  for (const auto& p : evidence.collectives) {
-    if (p.status != "ok" || !p.time_us || p.bytes == 0 || p.bytes > max_small || p.in_place || p.what_if) continue;
-    auto& s = series[p.op + (p.graph ? " (graph)" : "")];
-    s.name = p.op + (p.graph ? " (graph)" : "");
-    s.time_us.emplace(p.bytes, *p.time_us);
+  for (const auto& ref : evidence.collectives) {
+    const auto& p = *ref.point;
+    if (p.status != "ok" || !p.time || p.bytes == 0 || p.bytes > max_small || p.in_place || ref.what_if) continue;
+    const std::string name = ref.op() + (ref.series->graph ? " (graph)" : "");
+    auto& s = series[name];
+    s.name = name;
+    s.time_us.emplace(p.bytes, p.time->median_us);
   }
-  for (const auto& p : evidence.p2p) {
-    if (!p.ok() || p.direction != "uni" || p.bytes == 0 || p.bytes > max_small) continue;
-    const double time = p.time_us ? *p.time_us : static_cast<double>(p.bytes) / (*p.bandwidth_gbps * 1e3);
+  for (const auto* point : evidence.p2p) {
+    const auto& p = *point;
+    if (!copy_ok(p) || p.direction != "uni" || p.bytes == 0 || p.bytes > max_small) continue;
+    const double time = p.time_us ? p.time_us->median : static_cast<double>(p.bytes) / (copy_gbps(p) * 1e3);
     const std::string name = fmt::format("{} copy GPU{}->GPU{}", p.method, p.src, p.dst);
     auto& s = series[name];
     s.name = name;
@@ -81,9 +85,9 @@ void judge_small_messages_latency_bound(const Context& context, Hypothesis& hypo
                           format_bytes(large_bytes), format_factor(time_ratio), format_factor(size_ratio));
     }
   }
-  for (const auto& l : evidence.latency) {
-    if (l.status == "ok" && l.latency_ns) {
-      text += fmt::format("; {} GPU{}->GPU{} latency {}", l.method, l.src, l.dst, format_time_us(*l.latency_ns / 1000.0));
+  for (const auto& l : evidence.latency()) {
+    if (l.status == model::PointStatus::kOk && l.latency_ns) {
+      text += fmt::format("; {} GPU{}->GPU{} latency {}", l.method, l.src, l.dst, format_time_us(l.latency_ns->median / 1000.0));
       break;
     }
   }

@@ -11,10 +11,10 @@ namespace linkscope::diagnose {
 
 // Per op (out-of-place preferred) the point at the largest size >= min_bytes that measured ok, what-if series
 // (their own NCCL path variables) left out.
-std::vector<CollectivePoint> largest_collective_points(const Evidence& evidence, std::uint64_t min_bytes);
+std::vector<CollectiveRef> largest_collective_points(const Evidence& evidence, std::uint64_t min_bytes);
 
 // "all_reduce busbw 27.4 GB/s at 1 GiB (6% of 478.1 GB/s link rate)".
-std::string collective_line(const Evidence& evidence, const CollectivePoint& point);
+std::string collective_line(const Evidence& evidence, const CollectiveRef& point);
 
 // Transport class of an NCCL connection string: "P2P", "SHM", "NET", "COLLNET" or the string itself.
 std::string transport_class(const std::string& transport);
@@ -26,7 +26,7 @@ std::vector<std::string> runtime_transport_lines(const Evidence& evidence, std::
 
 // A copy at the bandwidth plateau set against its pair's link status rate.
 struct CopyJudgement {
-  P2pPoint point;
+  const model::CopyPoint* point = nullptr;
   LinkRate rate;
   double share = 0;           // measured / rate
   double expected_share = 0;  // ce 0.80, sm 0.75 (expectations table)
@@ -45,6 +45,11 @@ std::optional<std::pair<double, double>> copy_shares(const std::string& method);
 
 // Per directed pair: the fastest one-direction copy (any method) at the largest size >= min_bytes it was
 // measured at with status ok. Pairs measured only as "na"/"error" map to a point with that status.
-std::map<std::pair<int, int>, P2pPoint> best_directed_copies(const Evidence& evidence, std::uint64_t min_bytes);
+std::map<std::pair<int, int>, const model::CopyPoint*> best_directed_copies(const Evidence& evidence,
+                                                                         std::uint64_t min_bytes);
+// A copy point measured ok (status ok, with a bandwidth).
+bool copy_ok(const model::CopyPoint& point);
+// Its median bandwidth (the point must be ok).
+double copy_gbps(const model::CopyPoint& point);
 
 }  // namespace linkscope::diagnose

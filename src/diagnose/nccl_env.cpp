@@ -105,14 +105,14 @@ std::vector<std::pair<std::pair<int, int>, std::string>> gpu_pair_path_types(con
   std::vector<int> ranks = evidence.visible_ordinals();
   if (ranks.empty()) {
     for (const auto& gpu : evidence.model_gpus) {
-      if (gpu.rank) ranks.push_back(*gpu.rank);
+      if (gpu.rank()) ranks.push_back(*gpu.rank());
     }
     std::sort(ranks.begin(), ranks.end());
   }
   for (std::size_t i = 0; i < ranks.size(); ++i) {
     for (std::size_t j = i + 1; j < ranks.size(); ++j) {
       std::string type;
-      if (const PairFacts* pair = evidence.pair(ranks[i], ranks[j]); pair != nullptr && !pair->relation.empty()) {
+      if (const PairView* pair = evidence.pair(ranks[i], ranks[j]); pair != nullptr && !pair->relation.empty()) {
         type = path_type_of_relation(pair->relation);
       }
       // The model's final path may already reflect the variables (phase 3 diverts P2P-less pairs through the

@@ -6,7 +6,6 @@
 #include <vector>
 
 #include "diagnose/evidence.hpp"
-#include "diagnose/finding.hpp"
 
 // What NCCL_* variables do to the paths NCCL may use (nccl-topology-spec.md §6.1 and §8).
 namespace linkscope::diagnose {

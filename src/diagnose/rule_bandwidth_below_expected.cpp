@@ -20,7 +20,7 @@ std::optional<Finding> rule_bandwidth_below_expected(const Context& context) {
   std::set<int> gpus;
   std::string first_copy;
   for (const auto& judgement : plateau_copies(evidence)) {
-    const auto& p = judgement.point;
+    const auto& p = *judgement.point;
     if (judgement.share >= judgement.warn_share || context.is_busy(p.src) || context.is_busy(p.dst)) continue;
     finding.evidence.push_back(copy_line(judgement) +
                                fmt::format("; expected about {}, flagged below {}", format_percent(judgement.expected_share),
@@ -37,13 +37,13 @@ std::optional<Finding> rule_bandwidth_below_expected(const Context& context) {
     const double warn = threshold(Threshold::kBusbwWarnShareOfLinkRate);
     const auto min_bytes = static_cast<std::uint64_t>(threshold(Threshold::kCollectivePlateauMinBytes));
     for (const auto& point : largest_collective_points(evidence, min_bytes)) {
-      const double share = *point.busbw_gbps / rate->gbps;
+      const double share = point.busbw() / rate->gbps;
       if (share >= warn || context.env_removes_p2p_somewhere(context.collective_env(point))) continue;
       finding.evidence.push_back(collective_line(evidence, point) +
                                  fmt::format("; expected about {}, flagged below {}",
                                              format_percent(threshold(Threshold::kBusbwShareOfLinkRate)),
                                              format_percent(warn)));
-      if (first_collective.empty()) first_collective = point.op;
+      if (first_collective.empty()) first_collective = point.op();
     }
   }
   if (finding.evidence.empty()) return std::nullopt;

@@ -8,49 +8,48 @@ namespace linkscope::diagnose {
 
 namespace {
 
-std::string text_of(const nlohmann::json& value, const std::string& fallback = "?") {
-  return value.is_string() ? value.get<std::string>() : fallback;
+std::string host_name(const model::CrossHost& cross, int index, const std::string& fallback = "?") {
+  return index >= 0 && index < static_cast<int>(cross.hosts.size()) ? cross.hosts[static_cast<std::size_t>(index)]
+                                                                     : fallback;
 }
 
 }  // namespace
 
 std::optional<Finding> rule_cross_host_slow(const Context& context) {
-  const nlohmann::json& cross = context.cross_host;
-  if (!cross.is_object()) return std::nullopt;
+  const auto& measured = context.evidence.run.measurements.cross_host;
+  if (!measured) return std::nullopt;
+  const model::CrossHost& cross = *measured;
   Finding finding;
   finding.id = "cross-host-slow";
   finding.severity = Severity::kWarning;
   std::vector<std::string> subjects;
   bool socket_instead_of_rdma = false;
-  for (const auto& pair : cross.value("pairs", nlohmann::json::array())) {
-    const std::string status = pair.value("status", "ok");
-    const std::string name = fmt::format("{} <-> {}", text_of(pair["a"]["host"]), text_of(pair["b"]["host"]));
-    if (status != "ok") {
+  for (const auto& pair : cross.pairs) {
+    const std::string name = fmt::format("{} <-> {}", host_name(cross, pair.a.host), host_name(cross, pair.b.host));
+    if (pair.status != "ok") {
       finding.severity = Severity::kError;
-      finding.evidence.push_back(fmt::format("{}: {}: {}", name, status, text_of(pair["reason"], "")));
-      subjects.push_back(name + " " + status);
+      finding.evidence.push_back(fmt::format("{}: {}: {}", name, pair.status, pair.reason.value_or("")));
+      subjects.push_back(name + " " + pair.status);
     }
   }
-  for (const auto& culprit : cross.value("slow", nlohmann::json::array())) {
-    const std::string kind = culprit.value("kind", "");
-    finding.evidence.push_back(culprit.value("evidence", ""));
-    if (kind == "failed") finding.severity = Severity::kError;
-    std::string subject = text_of(culprit["host"], "");
-    if (culprit["other_host"].is_string()) subject += " <-> " + culprit["other_host"].get<std::string>();
-    if (culprit["nic"].is_string()) subject += " (" + culprit["nic"].get<std::string>() + ")";
+  for (const auto& culprit : cross.slow) {
+    finding.evidence.push_back(culprit.evidence);
+    if (culprit.kind == "failed") finding.severity = Severity::kError;
+    std::string subject = host_name(cross, culprit.host, "");
+    if (culprit.other_host >= 0) subject += " <-> " + host_name(cross, culprit.other_host);
+    if (!culprit.nic.empty()) subject += " (" + culprit.nic + ")";
     subjects.push_back(subject);
-    if (kind == "pair") {
-      for (const auto& pair : cross.value("pairs", nlohmann::json::array())) {
-        if (text_of(pair["a"]["transport"], "").rfind("NET/Socket", 0) == 0) socket_instead_of_rdma = true;
+    if (culprit.kind == "pair") {
+      for (const auto& pair : cross.pairs) {
+        if (pair.a.transport.rfind("NET/Socket", 0) == 0) socket_instead_of_rdma = true;
       }
     }
   }
-  const auto& all_reduce = cross.value("all_reduce", nlohmann::json::object());
-  const std::string ar_status = all_reduce.value("status", "not run");
-  if (ar_status != "ok" && ar_status != "not run") {
+  if (cross.all_reduce_status != "ok" && cross.all_reduce_status != "not run") {
     finding.severity = Severity::kError;
-    finding.evidence.push_back(fmt::format("all_reduce over every rank: {}: {}", ar_status, text_of(all_reduce["reason"], "")));
-    subjects.push_back("the all_reduce " + ar_status);
+    finding.evidence.push_back(fmt::format("all_reduce over every rank: {}: {}", cross.all_reduce_status,
+                                           cross.all_reduce_reason.value_or("")));
+    subjects.push_back("the all_reduce " + cross.all_reduce_status);
   }
   if (finding.evidence.empty()) return std::nullopt;
 

@@ -11,7 +11,8 @@ std::optional<Finding> rule_ecc_errors(const Context& context) {
   finding.id = "ecc-errors";
   Severity severity = Severity::kInfo;
   std::string first;
-  for (const auto& gpu : context.evidence.gpus) {
+  for (const auto* gpu_facts : context.evidence.gpus) {
+    const model::Gpu& gpu = *gpu_facts;
     const auto& ecc = gpu.ecc;
     const long long volatile_uncorrected = ecc.volatile_uncorrected.value_or(0);
     const long long aggregate_uncorrected = ecc.aggregate_uncorrected.value_or(0);

@@ -21,8 +21,8 @@ std::optional<Finding> rule_gpu_count_mismatch(const Context& context) {
   }
 
   std::vector<std::string> mig_gpus;
-  for (const auto& gpu : evidence.gpus) {
-    if (gpu.mig_mode == "enabled") mig_gpus.push_back(gpu.pci_bdf.empty() ? gpu.label() : gpu.pci_bdf);
+  for (const auto* gpu : evidence.gpus) {
+    if (mig_mode(*gpu) == "enabled") mig_gpus.push_back(gpu->pci_bdf.empty() ? gpu->label() : gpu->pci_bdf);
   }
   std::string visible = evidence.cuda_visible_devices;
   if (const auto it = evidence.env.find("CUDA_VISIBLE_DEVICES"); it != evidence.env.end()) visible = it->second;

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "diagnose/expectations.hpp"
+#include "diagnose/measured_summary.hpp"
 #include "diagnose/rules.hpp"
 #include "core/text.hpp"
 
@@ -18,14 +19,14 @@ std::optional<Finding> rule_gpu_slow(const Context& context) {
   const double fraction = threshold(Threshold::kGpuSlowFraction);
 
   // (method, bytes) -> directed pair values
-  std::map<std::pair<std::string, std::uint64_t>, std::vector<const P2pPoint*>> groups;
-  for (const auto& point : evidence.p2p) {
-    if (point.ok() && point.direction == "uni" && point.bytes >= min_bytes && point.src != point.dst) {
-      groups[{point.method, point.bytes}].push_back(&point);
+  std::map<std::pair<std::string, std::uint64_t>, std::vector<const model::CopyPoint*>> groups;
+  for (const auto* point : evidence.p2p) {
+    if (copy_ok(*point) && point->direction == "uni" && point->bytes >= min_bytes && point->src != point->dst) {
+      groups[{point->method, point->bytes}].push_back(point);
     }
   }
   // Per method, the largest size with the most pairs.
-  std::map<std::string, std::vector<const P2pPoint*>> chosen;
+  std::map<std::string, std::vector<const model::CopyPoint*>> chosen;
   for (const auto& [key, points] : groups) {
     auto& current = chosen[key.first];
     if (points.size() >= current.size()) current = points;
@@ -44,7 +45,7 @@ std::optional<Finding> rule_gpu_slow(const Context& context) {
     for (const int gpu : gpus) {
       std::vector<double> own, rest;
       for (const auto* p : points) {
-        (p->src == gpu || p->dst == gpu ? own : rest).push_back(*p->bandwidth_gbps);
+        (p->src == gpu || p->dst == gpu ? own : rest).push_back(copy_gbps(*p));
       }
       if (own.empty() || rest.empty()) continue;
       const double own_median = median_of(own);
@@ -75,7 +76,7 @@ std::optional<Finding> rule_gpu_slow(const Context& context) {
                     "a hardware fault";
   }
   // nvidia-smi -i takes NVML indices or bus ids, not CUDA ordinals: name the GPU by its bus id.
-  const GpuFacts* gpu = evidence.gpu(first);
+  const model::Gpu* gpu = evidence.gpu(first);
   const std::string id = gpu != nullptr && !gpu->pci_bdf.empty() ? gpu->pci_bdf : std::to_string(first);
   finding.next_command = fmt::format("nvidia-smi nvlink -s -i {0}; nvidia-smi -q -d PERFORMANCE -i {0}", id);
   return finding;

@@ -21,10 +21,11 @@ std::optional<Finding> rule_gpu_throttled(const Context& context) {
   finding.id = "gpu-throttled";
   Severity severity = Severity::kInfo;
   std::string first;
-  for (const auto& gpu : context.evidence.gpus) {
+  for (const auto* gpu_facts : context.evidence.gpus) {
+    const model::Gpu& gpu = *gpu_facts;
     std::string reasons;
     bool any_serious = false;
-    for (const auto& reason : gpu.throttle_reasons) {
+    for (const auto& reason : throttle_reasons(gpu)) {
       if (!serious(reason) && !power_cap(reason)) continue;
       reasons += (reasons.empty() ? "" : ", ") + reason;
       any_serious = any_serious || serious(reason);

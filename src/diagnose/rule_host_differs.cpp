@@ -28,28 +28,25 @@ std::string cause_of(const std::string& trait, const std::string& hosts) {
 }  // namespace
 
 std::optional<Finding> rule_host_differs(const Context& context) {
-  const nlohmann::json& differences = context.host_differences;
-  if (!differences.is_array() || differences.empty()) return std::nullopt;
+  const auto& differences = context.evidence.system.host_differences;
+  if (differences.empty()) return std::nullopt;
   Finding finding;
   finding.id = "host-differs";
   finding.severity = Severity::kInfo;
   std::vector<std::string> traits, odd_hosts, causes;
   for (const auto& d : differences) {
-    const std::string trait = d.value("trait", "?");
-    const std::string label = d.value("label", trait);
+    const std::string& label = d.label.empty() ? d.trait : d.label;
     std::string others, hosts;
-    for (const auto& o : d.value("others", nlohmann::json::array())) {
-      const std::string host = o.value("host", "?");
-      others += fmt::format("{}{} has {}", others.empty() ? "" : "; ", host, o.value("value", "?"));
-      hosts += (hosts.empty() ? "" : ", ") + host;
-      if (std::find(odd_hosts.begin(), odd_hosts.end(), host) == odd_hosts.end()) odd_hosts.push_back(host);
+    for (const auto& o : d.others) {
+      others += fmt::format("{}{} has {}", others.empty() ? "" : "; ", o.host, o.value);
+      hosts += (hosts.empty() ? "" : ", ") + o.host;
+      if (std::find(odd_hosts.begin(), odd_hosts.end(), o.host) == odd_hosts.end()) odd_hosts.push_back(o.host);
     }
-    finding.evidence.push_back(fmt::format("{}: {} on {} host(s); {}", label, d.value("common_value", "?"),
-                                           d.value("common_hosts", nlohmann::json::array()).size(), others));
+    finding.evidence.push_back(fmt::format("{}: {} on {} host(s); {}", label, d.common_value, d.common_hosts.size(), others));
     traits.push_back(label);
-    if (!informational(trait)) {
+    if (!informational(d.trait)) {
       finding.severity = Severity::kWarning;
-      causes.push_back(cause_of(trait, hosts));
+      causes.push_back(cause_of(d.trait, hosts));
     }
   }
   std::string trait_list, host_list;

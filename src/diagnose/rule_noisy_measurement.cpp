@@ -18,14 +18,14 @@ std::optional<Finding> rule_noisy_measurement(const Context& context) {
   finding.id = "noisy-measurement";
 
   for (const int gpu : context.busy_gpus) {
-    const GpuFacts* facts = evidence.gpu(gpu);
+    const model::Gpu* facts = evidence.gpu(gpu);
     finding.evidence.push_back(fmt::format("GPU{} ({}) runs other processes: {}", gpu,
                                            facts != nullptr ? facts->pci_bdf : "?", context.processes_text(gpu)));
     finding.gpus.push_back(gpu);
   }
   if (!context.busy_gpus.empty()) {
     for (const auto& judgement : plateau_copies(evidence)) {
-      const auto& p = judgement.point;
+      const auto& p = *judgement.point;
       if ((context.is_busy(p.src) || context.is_busy(p.dst)) && judgement.share < judgement.expected_share) {
         finding.evidence.push_back("while it ran: " + copy_line(judgement));
       }
@@ -40,15 +40,16 @@ std::optional<Finding> rule_noisy_measurement(const Context& context) {
   const double cv_limit = threshold(Threshold::kNoiseCvWarn);
   const auto min_bytes = static_cast<std::uint64_t>(threshold(Threshold::kBandwidthCompareMinBytes));
   std::vector<std::pair<double, std::string>> noisy;
-  for (const auto& p : evidence.p2p) {
-    if (p.ok() && p.bytes >= min_bytes && p.cv && *p.cv > cv_limit) {
-      noisy.push_back({*p.cv, fmt::format("{} {} GPU{}->GPU{} at {}: CV {}", p.method, p.direction, p.src, p.dst,
-                                          format_bytes(p.bytes), format_percent(*p.cv))});
+  for (const auto* p : evidence.p2p) {
+    if (copy_ok(*p) && p->bytes >= min_bytes && p->cv > cv_limit) {
+      noisy.push_back({p->cv, fmt::format("{} {} GPU{}->GPU{} at {}: CV {}", p->method, p->direction, p->src, p->dst,
+                                          format_bytes(p->bytes), format_percent(p->cv))});
     }
   }
-  for (const auto& p : evidence.collectives) {
-    if (p.ok() && p.bytes >= min_bytes && p.cv && *p.cv > cv_limit) {
-      noisy.push_back({*p.cv, fmt::format("{} at {}: CV {}", p.op, format_bytes(p.bytes), format_percent(*p.cv))});
+  for (const auto& ref : evidence.collectives) {
+    const auto cv = ref.cv();
+    if (ref.ok() && ref.point->bytes >= min_bytes && cv && *cv > cv_limit) {
+      noisy.push_back({*cv, fmt::format("{} at {}: CV {}", ref.op(), format_bytes(ref.point->bytes), format_percent(*cv))});
     }
   }
   std::sort(noisy.begin(), noisy.end(), [](const auto& x, const auto& y) { return x.first > y.first; });

@@ -25,20 +25,21 @@ std::optional<Finding> from_system(const Context& context) {
   const Evidence& evidence = context.evidence;
   Finding finding;
   std::vector<std::string> missing_gpus;
-  for (const auto& gpu : evidence.gpus) {
-    if (!gpu.nvlinks_known || gpu.active_nvlinks() > 0) continue;
+  for (const auto* gpu_facts : evidence.gpus) {
+    const model::Gpu& gpu = *gpu_facts;
+    if (!gpu.nvlinks.has_value() || gpu.active_nvlinks() > 0) continue;
     int peers_with = 0, peers = 0;
     std::vector<double> peer_counts;
-    for (const auto& other : evidence.gpus) {
-      if (&other == &gpu || !other.nvlinks_known || !gpu.same_kind(other)) continue;
+    for (const auto* other : evidence.gpus) {
+      if (other == &gpu || !other->nvlinks.has_value() || !gpu.same_kind(*other)) continue;
       ++peers;
-      if (other.active_nvlinks() > 0) ++peers_with;
-      peer_counts.push_back(other.active_nvlinks());
+      if (other->active_nvlinks() > 0) ++peers_with;
+      peer_counts.push_back(other->active_nvlinks());
     }
     if (peers == 0 || peers_with * 2 < peers) continue;
     const auto reference = peer_reference(peer_counts, 0.0).value_or(0.0);
     finding.evidence.push_back(fmt::format("{} ({}): 0 active NVLinks of {} listed; its {} identical peer(s) have {:.0f}",
-                                           gpu.label(), gpu.pci_bdf, gpu.nvlinks.size(), peers, reference));
+                                           gpu.label(), gpu.pci_bdf, gpu.nvlink_list().size(), peers, reference));
     missing_gpus.push_back(gpu.label());
     if (gpu.cuda_ordinal) finding.gpus.push_back(*gpu.cuda_ordinal);
   }
@@ -46,8 +47,8 @@ std::optional<Finding> from_system(const Context& context) {
   // Pairs: only between GPUs that do have NVLink, on machines where nearly every pair is NVLinked.
   std::vector<std::pair<int, int>> nvlinked, without;
   for (const auto& pair : evidence.pairs) {
-    const GpuFacts* a = evidence.gpu(pair.a);
-    const GpuFacts* b = evidence.gpu(pair.b);
+    const model::Gpu* a = evidence.gpu(pair.a);
+    const model::Gpu* b = evidence.gpu(pair.b);
     if (a == nullptr || b == nullptr || !a->same_kind(*b)) continue;
     if (a->active_nvlinks() == 0 || b->active_nvlinks() == 0) continue;
     (pair.has_nvlink() ? nvlinked : without).push_back({pair.a, pair.b});
@@ -56,7 +57,7 @@ std::optional<Finding> from_system(const Context& context) {
   if (!without.empty() &&
       static_cast<double>(nvlinked.size()) >= threshold(Threshold::kNvlinkPairShareForMesh) * static_cast<double>(total)) {
     for (const auto& [a, b] : without) {
-      const PairFacts* pair = evidence.pair(a, b);
+      const PairView* pair = evidence.pair(a, b);
       finding.evidence.push_back(fmt::format("GPU{}-GPU{}: {} (no NVLink) while {} of {} pairs of identical GPUs are "
                                              "NVLinked",
                                              a, b, pair != nullptr ? pair->relation : "?", nvlinked.size(), total));
@@ -90,7 +91,7 @@ std::optional<Finding> from_model(const Context& context) {
     if (gpu.nvl_links > 0) continue;
     int peers = 0, peers_with = 0;
     for (const auto& other : evidence.model_gpus) {
-      if (&other == &gpu || other.sm != gpu.sm) continue;
+      if (&other == &gpu || other.sm() != gpu.sm()) continue;
       ++peers;
       if (other.nvl_links > 0) ++peers_with;
     }
@@ -99,7 +100,7 @@ std::optional<Finding> from_model(const Context& context) {
                                            "have NVLink",
                                            gpu.label(), gpu.pci_bdf(), peers_with, peers));
     missing.push_back(gpu.label());
-    if (gpu.rank) finding.gpus.push_back(*gpu.rank);
+    if (gpu.rank()) finding.gpus.push_back(*gpu.rank());
   }
   if (finding.evidence.empty()) return std::nullopt;
   finish(finding);
@@ -116,10 +117,10 @@ std::vector<std::pair<int, int>> model_pairs_missing_nvlink(const Evidence& evid
   std::vector<std::pair<int, int>> nvlinked, without;
   for (const auto& ga : evidence.model_gpus) {
     for (const auto& gb : evidence.model_gpus) {
-      if (!ga.rank || !gb.rank || *ga.rank >= *gb.rank || ga.sm != gb.sm) continue;
+      if (!ga.rank() || !gb.rank() || *ga.rank() >= *gb.rank() || ga.sm() != gb.sm()) continue;
       if (ga.nvl_links == 0 || gb.nvl_links == 0) continue;
-      const std::string type = evidence.model_path_type(*ga.rank, *gb.rank);
-      (type == "NVL" ? nvlinked : without).push_back({*ga.rank, *gb.rank});
+      const std::string type = evidence.model_path_type(*ga.rank(), *gb.rank());
+      (type == "NVL" ? nvlinked : without).push_back({*ga.rank(), *gb.rank()});
     }
   }
   const std::size_t total = nvlinked.size() + without.size();
@@ -134,7 +135,7 @@ std::vector<std::pair<int, int>> model_pairs_missing_nvlink(const Evidence& evid
 std::optional<Finding> rule_nvlink_missing(const Context& context) {
   const auto& gpus = context.evidence.gpus;
   const bool system_has_nvlink_facts =
-      std::any_of(gpus.begin(), gpus.end(), [](const GpuFacts& g) { return g.nvlinks_known; });
+      std::any_of(gpus.begin(), gpus.end(), [](const model::Gpu* g) { return g->nvlinks.has_value(); });
   return system_has_nvlink_facts ? from_system(context) : from_model(context);
 }
 

@@ -11,7 +11,7 @@ namespace linkscope::diagnose {
 
 namespace {
 
-bool topology_allows_p2p(const PairFacts& pair) {
+bool topology_allows_p2p(const PairView& pair) {
   return pair.has_nvlink() || pair.relation == "PIX" || pair.relation == "PXB";
 }
 
@@ -41,9 +41,10 @@ std::optional<Finding> rule_p2p_unavailable(const Context& context) {
     nvlink_pair = nvlink_pair || pair.has_nvlink();
   }
   // Measured pairs that had no peer access although the topology would allow it.
-  for (const auto& point : evidence.p2p) {
-    if (point.status != "na") continue;
-    const PairFacts* pair = evidence.pair(point.src, point.dst);
+  for (const auto* copy : evidence.p2p) {
+    const model::CopyPoint& point = *copy;
+    if (point.status != model::PointStatus::kNa) continue;
+    const PairView* pair = evidence.pair(point.src, point.dst);
     if (pair == nullptr || !topology_allows_p2p(*pair)) continue;
     const std::pair<int, int> key{std::min(point.src, point.dst), std::max(point.src, point.dst)};
     if (flagged.insert(key).second) {

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "diagnose/expectations.hpp"
+#include "diagnose/measured_summary.hpp"
 #include "diagnose/rules.hpp"
 #include "core/text.hpp"
 
@@ -18,15 +19,17 @@ std::optional<Finding> rule_pair_asymmetric(const Context& context) {
   const double limit = threshold(Threshold::kAsymmetryWarn);
 
   // (method, low gpu, high gpu, bytes) -> (low->high, high->low)
-  std::map<std::tuple<std::string, int, int, std::uint64_t>, std::pair<const P2pPoint*, const P2pPoint*>> both;
-  for (const auto& point : evidence.p2p) {
-    if (!point.ok() || point.direction != "uni" || point.bytes < min_bytes || point.src == point.dst) continue;
+  using Directions = std::pair<const model::CopyPoint*, const model::CopyPoint*>;
+  std::map<std::tuple<std::string, int, int, std::uint64_t>, Directions> both;
+  for (const auto* copy : evidence.p2p) {
+    const model::CopyPoint& point = *copy;
+    if (!copy_ok(point) || point.direction != "uni" || point.bytes < min_bytes || point.src == point.dst) continue;
     const int low = std::min(point.src, point.dst), high = std::max(point.src, point.dst);
     auto& slot = both[{point.method, low, high, point.bytes}];
     (point.src == low ? slot.first : slot.second) = &point;
   }
   // Keep the largest size per (method, pair) with both directions.
-  std::map<std::tuple<std::string, int, int>, std::pair<const P2pPoint*, const P2pPoint*>> largest;
+  std::map<std::tuple<std::string, int, int>, Directions> largest;
   for (const auto& [key, points] : both) {
     if (points.first == nullptr || points.second == nullptr) continue;
     const auto& [method, low, high, bytes] = key;
@@ -40,21 +43,21 @@ std::optional<Finding> rule_pair_asymmetric(const Context& context) {
   std::string worst_text;
   for (const auto& [key, points] : largest) {
     const auto& [method, low, high] = key;
-    const P2pPoint& forward = *points.first;
-    const P2pPoint& backward = *points.second;
-    const double gap = relative_gap(*forward.bandwidth_gbps, *backward.bandwidth_gbps);
+    const model::CopyPoint& forward = *points.first;
+    const model::CopyPoint& backward = *points.second;
+    const double gap = relative_gap(copy_gbps(forward), copy_gbps(backward));
     double noise = 0;
-    if (forward.relative_noise() && backward.relative_noise()) {
-      noise = std::hypot(*forward.relative_noise(), *backward.relative_noise());
+    if (relative_noise(forward) && relative_noise(backward)) {
+      noise = std::hypot(*relative_noise(forward), *relative_noise(backward));
     }
     if (gap <= limit || gap <= noise) continue;
-    const bool forward_slow = *forward.bandwidth_gbps < *backward.bandwidth_gbps;
-    const P2pPoint& slow = forward_slow ? forward : backward;
-    const P2pPoint& fast = forward_slow ? backward : forward;
+    const bool forward_slow = copy_gbps(forward) < copy_gbps(backward);
+    const model::CopyPoint& slow = forward_slow ? forward : backward;
+    const model::CopyPoint& fast = forward_slow ? backward : forward;
     std::string line = fmt::format("{}: GPU{}->GPU{} {} vs GPU{}->GPU{} {} at {} (slow direction at {} of the fast one)",
-                                   method, slow.src, slow.dst, format_gbps(*slow.bandwidth_gbps), fast.src, fast.dst,
-                                   format_gbps(*fast.bandwidth_gbps), format_bytes(slow.bytes),
-                                   format_percent(*slow.bandwidth_gbps / *fast.bandwidth_gbps));
+                                   method, slow.src, slow.dst, format_gbps(copy_gbps(slow)), fast.src, fast.dst,
+                                   format_gbps(copy_gbps(fast)), format_bytes(slow.bytes),
+                                   format_percent(copy_gbps(slow) / copy_gbps(fast)));
     if (noise > 0) line += fmt::format("; combined noise {}", format_percent(noise));
     finding.evidence.push_back(line);
     gpus.insert(low);
@@ -63,8 +66,8 @@ std::optional<Finding> rule_pair_asymmetric(const Context& context) {
       worst = gap;
       worst_text = fmt::format("GPU{}->GPU{}", slow.src, slow.dst);
       finding.numbers = {{"method", method},       {"slow_src", slow.src},
-                         {"slow_dst", slow.dst},   {"slow_gbps", *slow.bandwidth_gbps},
-                         {"fast_gbps", *fast.bandwidth_gbps}, {"bytes", slow.bytes},
+                         {"slow_dst", slow.dst},   {"slow_gbps", copy_gbps(slow)},
+                         {"fast_gbps", copy_gbps(fast)}, {"bytes", slow.bytes},
                          {"relative_gap", gap}};
     }
   }

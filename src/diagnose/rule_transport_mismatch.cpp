@@ -16,7 +16,7 @@ namespace linkscope::diagnose {
 namespace {
 
 std::string pair_path_type(const Evidence& evidence, int a, int b) {
-  if (const PairFacts* pair = evidence.pair(a, b); pair != nullptr && !pair->relation.empty()) {
+  if (const PairView* pair = evidence.pair(a, b); pair != nullptr && !pair->relation.empty()) {
     return pair->has_nvlink() ? "NVL" : path_type_of_relation(pair->relation);
   }
   if (const std::string relation = evidence.model_relation(a, b); !relation.empty()) return path_type_of_relation(relation);
@@ -32,7 +32,8 @@ std::optional<Finding> rule_transport_mismatch(const Context& context) {
   bool nvlink = false;
   // (context, rank, peer) -> (transport, channels)
   std::map<std::tuple<std::string, int, int>, std::pair<std::string, std::set<int>>> slow;
-  for (const auto& connection : evidence.connections) {
+  for (const auto& ref : evidence.connections) {
+    const model::NcclConnection& connection = *ref.connection;
     if (connection.rank < 0 || connection.peer < 0 || connection.rank == connection.peer) continue;
     const std::string actual = transport_class(connection.transport);
     const auto actual_rank = transport_rank(actual);
@@ -40,14 +41,14 @@ std::optional<Finding> rule_transport_mismatch(const Context& context) {
     const std::string path = pair_path_type(evidence, connection.rank, connection.peer);
     const auto index = path_type_index(path);
     if (!index) continue;
-    const EnvMap env = merge_env(context.user_env, connection.env);
-    const PairFacts* pair = evidence.pair(connection.rank, connection.peer);
+    const EnvMap env = merge_env(context.user_env, ref.run->env);
+    const PairView* pair = evidence.pair(connection.rank, connection.peer);
     const bool peer_access_off = pair != nullptr && pair->cuda_peer_access && !*pair->cuda_peer_access;
     const bool p2p_allowed = *index <= default_p2p_level() && !env_removes_p2p(env, path) && !peer_access_off;
     const bool shm_allowed = env.count("NCCL_SHM_DISABLE") == 0 || env.at("NCCL_SHM_DISABLE") == "0";
     const int best = p2p_allowed ? 0 : (shm_allowed ? 1 : 2);
     if (*actual_rank <= best) continue;
-    auto& entry = slow[{connection.context, connection.rank, connection.peer}];
+    auto& entry = slow[{ref.run->context, connection.rank, connection.peer}];
     entry.first = connection.transport;
     entry.second.insert(connection.channel);
     nvlink = nvlink || path == "NVL" || path == "NVB";

@@ -12,18 +12,20 @@ std::optional<Finding> rule_wrong_results(const Context& context) {
   Finding finding;
   finding.id = "wrong-results";
   std::vector<int> gpus;
-  for (const auto& p : evidence.p2p) {
-    const long long wrong = p.wrong.value_or(0);
-    if (p.status != "wrong" && wrong <= 0) continue;
+  for (const auto* copy : evidence.p2p) {
+    const model::CopyPoint& p = *copy;
+    const auto wrong = static_cast<long long>(p.wrong);
+    if (p.status != model::PointStatus::kWrong && wrong <= 0) continue;
     finding.evidence.push_back(fmt::format("{} copy GPU{}->GPU{} at {}: {} wrong 4-byte word(s)", p.method, p.src, p.dst,
                                            format_bytes(p.bytes), wrong));
     gpus.push_back(p.src);
     gpus.push_back(p.dst);
   }
-  for (const auto& p : evidence.collectives) {
+  for (const auto& ref : evidence.collectives) {
+    const model::CollectivePoint& p = *ref.point;
     const long long wrong = p.wrong.value_or(0);
     if (p.status != "wrong" && wrong <= 0) continue;
-    finding.evidence.push_back(fmt::format("{} at {}{}: {} wrong element(s)", p.op, format_bytes(p.bytes),
+    finding.evidence.push_back(fmt::format("{} at {}{}: {} wrong element(s)", ref.op(), format_bytes(p.bytes),
                                            p.in_place ? " in-place" : "", wrong));
   }
   if (finding.evidence.empty()) return std::nullopt;

@@ -4,7 +4,6 @@
 #include <vector>
 
 #include "diagnose/context.hpp"
-#include "diagnose/finding.hpp"
 
 // The finding rules, one per file (src/diagnose/rule_<id>.cpp). Each is a pure function of the Context and
 // returns at most one finding of its id (all subjects of that id gathered in one finding).

@@ -120,8 +120,10 @@ model::Gpu gpu_model(const GpuFacts& gpu) {
              known<std::int64_t>(nvml.ecc_volatile_uncorrected), known<std::int64_t>(nvml.ecc_aggregate_corrected),
              known<std::int64_t>(nvml.ecc_aggregate_uncorrected)};
   out.gpu_numa_id = known<int>(nvml.gpu_numa_node);
-  for (const auto& link : nvml.nvlinks) out.nvlinks.push_back(nvlink_model(link));
-  out.nvlinks_reason = nvml.nvlink_reason;
+  std::vector<model::Nvlink> links;
+  for (const auto& link : nvml.nvlinks) links.push_back(nvlink_model(link));
+  out.nvlinks = model::Known<std::vector<model::Nvlink>>(std::move(links));
+  out.nvlinks.reason = nvml.nvlink_reason;
   if (nvml.c2c_active_links.has() && *nvml.c2c_active_links > 0) {
     model::C2c c2c;
     c2c.active_links = static_cast<int>(*nvml.c2c_active_links);

@@ -20,6 +20,18 @@ struct Known : std::optional<T> {
   static Known known(T value) { return Known(std::move(value)); }
   static Known unknown(std::string why) { return Known(std::nullopt, std::move(why)); }
   bool has() const { return this->has_value(); }
+  const std::optional<T>& as_optional() const { return *this; }
 };
+
+// Two facts are equal when their values are (the reasons do not matter); without these, std::optional's mixed
+// comparisons make `a == b` ambiguous for the derived type.
+template <typename T>
+bool operator==(const Known<T>& a, const Known<T>& b) {
+  return a.as_optional() == b.as_optional();
+}
+template <typename T>
+bool operator!=(const Known<T>& a, const Known<T>& b) {
+  return !(a == b);
+}
 
 }  // namespace linkscope::model

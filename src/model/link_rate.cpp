@@ -14,10 +14,11 @@ namespace {
 
 bool is_active(const Nvlink& link) { return link.active.value_or(false); }
 
-// The per-link speed most active links of a GPU run at (NVML's reading), else the nominal speed of their version.
-std::optional<double> typical_link_speed(const Gpu& gpu) {
+}  // namespace
+
+std::optional<double> typical_nvlink_speed(const Gpu& gpu) {
   std::map<long long, int> counts;  // speed in 1/1000 GB/s -> number of links
-  for (const auto& link : gpu.nvlinks) {
+  for (const auto& link : gpu.nvlink_list()) {
     if (!is_active(link)) continue;
     if (link.speed_gbps) {
       ++counts[std::llround(*link.speed_gbps * 1000.0)];
@@ -32,6 +33,8 @@ std::optional<double> typical_link_speed(const Gpu& gpu) {
   }
   return static_cast<double>(best->first) / 1000.0;
 }
+
+namespace {
 
 double link_speed(const Nvlink& link, double fallback) { return link.speed_gbps.value_or(fallback); }
 
@@ -54,13 +57,23 @@ std::optional<LinkRate> nvlink_sum(const std::vector<const Nvlink*>& links, doub
 
 std::vector<const Nvlink*> active_links(const Gpu& gpu) {
   std::vector<const Nvlink*> links;
-  for (const auto& link : gpu.nvlinks) {
+  for (const auto& link : gpu.nvlink_list()) {
     if (is_active(link)) links.push_back(&link);
   }
   return links;
 }
 
 }  // namespace
+
+std::optional<double> active_nvlink_rate(const Gpu& gpu) {
+  if (!gpu.nvlinks.has_value()) return std::nullopt;
+  const double fallback = typical_nvlink_speed(gpu).value_or(0);
+  double total = 0;
+  for (const auto& link : *gpu.nvlinks) {
+    if (is_active(link)) total += link_speed(link, fallback);
+  }
+  return total;
+}
 
 std::optional<double> pcie_rate_gbps(int generation, int width) {
   if (width <= 0) return std::nullopt;
@@ -112,16 +125,16 @@ std::optional<LinkRate> nvlink_pair_rate(const System& system, int a, int b) {
   if (ga->links_to_nvswitch() && gb->links_to_nvswitch()) {
     // Through the NVSwitch fabric a pair can use every active link of the end with fewer.
     const Gpu* slow = ga->active_nvlinks() <= gb->active_nvlinks() ? ga : gb;
-    return nvlink_sum(active_links(*slow), typical_link_speed(*slow).value_or(0));
+    return nvlink_sum(active_links(*slow), typical_nvlink_speed(*slow).value_or(0));
   }
   // Direct links: the links of `a` whose far end is `b`, when NVML names the far ends; else the pair's count.
   std::vector<const Nvlink*> direct;
-  for (const auto& link : ga->nvlinks) {
+  for (const auto& link : ga->nvlink_list()) {
     if (is_active(link) && link.remote_bdf && !gb->pci_bdf.empty() && lower(*link.remote_bdf) == lower(gb->pci_bdf)) {
       direct.push_back(&link);
     }
   }
-  const double speed = typical_link_speed(*ga).value_or(typical_link_speed(*gb).value_or(0));
+  const double speed = typical_nvlink_speed(*ga).value_or(typical_nvlink_speed(*gb).value_or(0));
   if (!direct.empty()) return nvlink_sum(direct, speed);
   if (pair != nullptr && pair->nvlink_count > 0 && speed > 0) {
     return LinkRate{pair->nvlink_count * speed, fmt::format("NVLink {} x {:g} GB/s", pair->nvlink_count, speed),

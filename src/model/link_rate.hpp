@@ -26,6 +26,10 @@ std::optional<double> pcie_rate_gbps(int generation, int width);
 // it, 5: 50); nothing for unknown versions. Facts measured on the machine (NVML's link speed) take precedence.
 std::optional<double> nvlink_version_gbps(int version);
 
+// The per-link speed most of a GPU's active NVLinks run at (NVML's reading, else their version's nominal rate).
+std::optional<double> typical_nvlink_speed(const Gpu& gpu);
+// Sum of a GPU's active NVLinks' speeds (0 with none active); nothing when its NVLinks were not read.
+std::optional<double> active_nvlink_rate(const Gpu& gpu);
 // A GPU's PCIe link: the highest generation the device and slot support (the link trains down at idle, so the
 // current generation understates it) at the width it trained to.
 std::optional<LinkRate> pcie_link_rate(const Gpu& gpu);

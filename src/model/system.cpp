@@ -331,13 +331,19 @@ std::string Gpu::label() const {
   return pci_bdf.empty() ? std::string("GPU ?") : fmt::format("GPU {}", pci_bdf);
 }
 
+const std::vector<Nvlink>& Gpu::nvlink_list() const {
+  static const std::vector<Nvlink> kNone;
+  return nvlinks.has_value() ? *nvlinks : kNone;
+}
+
 int Gpu::active_nvlinks() const {
-  return static_cast<int>(
-      std::count_if(nvlinks.begin(), nvlinks.end(), [](const Nvlink& l) { return l.active.value_or(false); }));
+  const auto& links = nvlink_list();
+  return static_cast<int>(std::count_if(links.begin(), links.end(), [](const Nvlink& l) { return l.active.value_or(false); }));
 }
 
 bool Gpu::links_to_nvswitch() const {
-  return std::any_of(nvlinks.begin(), nvlinks.end(), [](const Nvlink& l) {
+  const auto& links = nvlink_list();
+  return std::any_of(links.begin(), links.end(), [](const Nvlink& l) {
     return l.active.value_or(false) && l.remote_type.value_or("").find("switch") != std::string::npos;
   });
 }
@@ -396,9 +402,14 @@ json to_json(const Gpu& gpu) {
   put_known(ecc, "aggregate_uncorrected", gpu.ecc.aggregate_uncorrected);
   out["ecc"] = ecc;
   put_known(out, "gpu_numa_id", gpu.gpu_numa_id);
-  out["nvlinks"] = json::array();
-  for (const auto& link : gpu.nvlinks) out["nvlinks"].push_back(nvlink_json(link));
-  if (gpu.nvlinks.empty()) out["nvlinks_reason"] = gpu.nvlinks_reason;
+  if (gpu.nvlinks.has_value()) {
+    out["nvlinks"] = json::array();
+    for (const auto& link : *gpu.nvlinks) out["nvlinks"].push_back(nvlink_json(link));
+    if (gpu.nvlinks->empty()) out["nvlinks_reason"] = gpu.nvlinks.reason;
+  } else {
+    out["nvlinks"] = nullptr;
+    out["nvlinks_reason"] = gpu.nvlinks.reason.empty() ? "not read" : gpu.nvlinks.reason;
+  }
   if (gpu.c2c) {
     json c2c;
     c2c["active_links"] = gpu.c2c->active_links;
@@ -450,8 +461,12 @@ Gpu gpu_from_json(const JsonReader& r) {
              ecc.known_integer("volatile_uncorrected"), ecc.known_integer("aggregate_corrected"),
              ecc.known_integer("aggregate_uncorrected")};
   gpu.gpu_numa_id = r.known_int("gpu_numa_id");
-  for (const auto& link : r.array("nvlinks")) gpu.nvlinks.push_back(nvlink_from(link));
-  gpu.nvlinks_reason = r.string_or("nvlinks_reason");
+  if (r.has("nvlinks")) {
+    std::vector<Nvlink> links;
+    for (const auto& link : r.array("nvlinks")) links.push_back(nvlink_from(link));
+    gpu.nvlinks = Known<std::vector<Nvlink>>(std::move(links));
+  }
+  gpu.nvlinks.reason = r.string_or("nvlinks_reason");
   if (r.has("c2c")) {
     const JsonReader c2c = r.object("c2c");
     gpu.c2c = C2c{c2c.small_int("active_links").value_or(0), c2c.known_number("max_bw_gbps")};

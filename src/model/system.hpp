@@ -86,16 +86,20 @@ struct Gpu {
   Utilization utilization;
   Ecc ecc;
   Known<int> gpu_numa_id;
-  std::vector<Nvlink> nvlinks;
-  std::string nvlinks_reason;  // why `nvlinks` is empty, when NVML says
+  // Known when NVML was asked (an empty list then comes with NVML's reason); unknown without NVML.
+  Known<std::vector<Nvlink>> nvlinks;
   std::optional<C2c> c2c;
   Known<std::vector<GpuProcess>> processes;
   nlohmann::json extra;
 
   // "GPU0" (CUDA ordinal), "NVML GPU1" when hidden from CUDA, "GPU 0000:..." otherwise.
   std::string label() const;
+  // The NVLinks as listed (none when unknown).
+  const std::vector<Nvlink>& nvlink_list() const;
   int active_nvlinks() const;
   bool links_to_nvswitch() const;
+  // Identical peers: same product name and SM version.
+  bool same_kind(const Gpu& other) const { return name == other.name && sm == other.sm; }
 };
 
 struct NvmlP2p {
