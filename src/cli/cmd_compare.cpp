@@ -5,7 +5,9 @@
 
 #include "cli/command.hpp"
 #include "core/error.hpp"
+#include "core/file_io.hpp"
 #include "diagnose/diagnose.hpp"
+#include "model/run_file.hpp"
 #include "report/compare_runs.hpp"
 
 namespace linkscope::cli {
@@ -20,17 +22,17 @@ struct CompareOptions {
 
 int run_compare(const CompareOptions& options) {
   const double threshold = report::parse_threshold(options.threshold);
-  RunDocument base = read_run_file(options.base_path);
-  RunDocument current = read_run_file(options.new_path);
+  model::Run base = model::read_run_file(options.base_path);
+  model::Run current = model::read_run_file(options.new_path);
   // Findings are compared too: diagnose runs that were saved without a diagnosis.
-  if (!diagnose::has_diagnosis(base)) diagnose::diagnose(base);
-  if (!diagnose::has_diagnosis(current)) diagnose::diagnose(current);
+  if (!base.has_diagnosis()) diagnose::diagnose_into(base);
+  if (!current.has_diagnosis()) diagnose::diagnose_into(current);
   report::Comparison comparison = report::compare_runs(base, current, threshold);
   if (comparison.base_label.empty()) comparison.base_label = options.base_path;
   if (comparison.current_label.empty()) comparison.current_label = options.new_path;
   const std::string text = options.format == "json" ? report::comparison_to_json(comparison).dump(2) + "\n"
                                                     : report::render_comparison_text(comparison);
-  std::fwrite(text.data(), 1, text.size(), stdout);
+  write_stdout(text);
   return comparison.regressed() ? to_int(ExitCode::kThreshold) : 0;
 }
 

@@ -11,15 +11,13 @@
 #include "core/environment.hpp"
 #include "core/error.hpp"
 #include "diagnose/diagnose.hpp"
-#include "report/json_report.hpp"
+#include "core/file_io.hpp"
+#include "model/run_file.hpp"
 #include "report/report_render.hpp"
 #include "report/summary_text.hpp"
 #include "runtime/launch_environment.hpp"
 
-#if __has_include("topo/topology_model.hpp")
 #include "topo/topology_model.hpp"
-#define LINKSCOPE_DOCTOR_HAS_TOPOLOGY_MODEL 1
-#endif
 
 namespace linkscope::cli {
 
@@ -34,26 +32,21 @@ Environment doctor_environment(const DoctorOptions& options) {
   return env;
 }
 
-RunDocument run_from_topology_file(const DoctorOptions& options) {
-#ifdef LINKSCOPE_DOCTOR_HAS_TOPOLOGY_MODEL
+model::Run run_from_topology_file(const DoctorOptions& options) {
   const Environment env = doctor_environment(options);
   const topo::TopologyModel model = topo::load_topology_file(options.xml_path, env);
-  RunDocument run = make_run("doctor", options.argv);
-  run.environment["variables"] = env.relevant();
-  run.model = topo::model_to_json(model);
+  model::Run run = model::make_run("doctor", options.argv);
+  run.environment.variables = env.relevant();
+  run.topology = topo::topology_view(model);
   return run;
-#else
-  (void)doctor_environment(options);  // still reject a malformed --env
-  throw UsageError("doctor --xml: this build has no topology model (src/topo); use --from RUN.json");
-#endif
 }
 
 }  // namespace
 
-int doctor_exit_code(const RunDocument& run, const std::string& fail_on) {
+int doctor_exit_code(const model::Run& run, const std::string& fail_on) {
   if (fail_on == "none") return 0;
-  const diagnose::Severity limit = fail_on == "error" ? diagnose::Severity::kError : diagnose::Severity::kWarning;
-  for (const auto& finding : diagnose::findings_from_json(run.findings)) {
+  const model::Severity limit = fail_on == "error" ? model::Severity::kError : model::Severity::kWarning;
+  for (const auto& finding : run.findings) {
     if (finding.severity >= limit) return to_int(ExitCode::kThreshold);
   }
   return 0;
@@ -78,26 +71,28 @@ int run_doctor(const DoctorOptions& options) {
     }
   }
   // Progress goes to stderr only once a step succeeded, so a failure stays a single error line.
-  RunDocument run;
+  model::Run run;
   std::string source;
+  std::vector<std::string> inputs;
   if (!options.from_path.empty()) {
-    run = read_run_file(options.from_path);
-    diagnose::diagnose(run, false);  // keep the run's predictions, judge them again, run every rule
+    run = model::read_run_file(options.from_path);
+    diagnose::diagnose_into(run, false);  // keep the run's predictions, judge them again, run every rule
     source = "the saved run " + options.from_path;
+    inputs.push_back(options.from_path);
   } else if (!options.xml_path.empty()) {
     run = run_from_topology_file(options);
-    diagnose::diagnose(run, true);
+    diagnose::diagnose_into(run, true);
     source = options.xml_path + " (topology only, nothing measured)";
+    inputs.push_back(options.xml_path);
   } else {
     run = collect_live_run(options);
-    diagnose::diagnose(run, false);
+    diagnose::diagnose_into(run, false);
     source = "this machine";
   }
-  const auto written = report::write_report_directory(options.output_dir, run);
+  const auto written = report::write_report_directory(options.output_dir, run, inputs);
   std::fprintf(stderr, "linkscope doctor: diagnosed %s; wrote %zu files to %s (open %s/report.html)\n",
                source.c_str(), written.size(), options.output_dir.c_str(), options.output_dir.c_str());
-  const std::string output = options.format == "json" ? report::render_json(run) : report::render_summary_text(run);
-  std::fwrite(output.data(), 1, output.size(), stdout);
+  write_stdout(options.format == "json" ? model::run_text(run) : report::render_summary_text(run));
   return doctor_exit_code(run, options.fail_on);
 }
 

@@ -12,12 +12,14 @@
 #include "cli/command.hpp"
 #include "core/environment.hpp"
 #include "core/error.hpp"
-#include "core/run.hpp"
+#include "core/file_io.hpp"
 #include "core/subprocess.hpp"
 #include "plan/collective_options.hpp"
 #include "model/collectives.hpp"
 #include "platform/cuda_resources.hpp"
-#include "report/ladder_peak.hpp"
+#include "model/link_rate.hpp"
+#include "model/run_file.hpp"
+#include "plan/ladder_plan.hpp"
 #include "report/ladder_table.hpp"
 #include "runtime/nccl_log.hpp"
 
@@ -38,7 +40,7 @@ struct LadderState {
 // What one layer's child process reported.
 struct ChildRun {
   std::optional<model::CollectiveSeries> series;
-  nlohmann::json runtime_run;  // the child's runtime.runs[0], or null
+  std::optional<model::RuntimeRun> runtime_run;  // the child's first runtime run
 };
 
 std::vector<std::string> child_args(const LadderState& s, int gpus) {
@@ -54,7 +56,7 @@ std::vector<std::string> child_args(const LadderState& s, int gpus) {
 }
 
 // Runs one layer in a child linkscope and fills the layer from its Run document.
-ChildRun run_layer(const LadderState& s, int gpus, report::LadderLayer& layer) {
+ChildRun run_layer(const LadderState& s, int gpus, model::LadderLayer& layer) {
   ChildSpec spec;
   spec.args = child_args(s, gpus);
   for (const auto& [name, value] : layer.env) spec.set_env.push_back(name + "=" + value);
@@ -78,12 +80,12 @@ ChildRun run_layer(const LadderState& s, int gpus, report::LadderLayer& layer) {
     }
     return out;
   }
-  RunDocument run;
   try {
-    run = run_from_json(nlohmann::json::parse(child.out), "ladder layer " + layer.name);
-    const auto& collectives = run.measurements.at("collectives");
-    if (!collectives.empty()) out.series = model::series_from_json(collectives.at(0), "ladder layer " + layer.name);
-    if (run.runtime.contains("runs") && !run.runtime.at("runs").empty()) out.runtime_run = run.runtime.at("runs").at(0);
+    const model::Run run = model::parse_run_text(child.out, "ladder layer " + layer.name);
+    if (run.measurements.collectives && !run.measurements.collectives->empty()) {
+      out.series = run.measurements.collectives->front();
+    }
+    if (!run.runtime.runs.empty()) out.runtime_run = run.runtime.runs.front();
   } catch (const std::exception& e) {
     layer.status = "error";
     layer.reason = fmt::format("unreadable child output: {}", e.what());
@@ -96,24 +98,15 @@ ChildRun run_layer(const LadderState& s, int gpus, report::LadderLayer& layer) {
       layer.wrong = point->wrong;
     }
   }
-  const auto& rt = out.runtime_run;
-  if (rt.is_object() && rt.value("status", std::string()) == "recorded") {
-    if (rt.contains("transport") && rt.at("transport").is_string()) layer.transport = rt.at("transport").get<std::string>();
-    for (const auto& t : rt.value("transports", nlohmann::json::array())) {
-      layer.transports += fmt::format("{}{} ({})", layer.transports.empty() ? "" : ", ", t.value("transport", "?"),
-                                      t.value("connections", 0));
+  if (out.runtime_run && out.runtime_run->recorded) {
+    layer.transport = model::dominant_transport(out.runtime_run->info);
+    for (const auto& t : model::transport_summary(out.runtime_run->info)) {
+      layer.transports += fmt::format("{}{} ({})", layer.transports.empty() ? "" : ", ", t.label, t.connections);
     }
-  } else if (rt.is_object()) {
-    layer.peak.reason = rt.value("reason", std::string("runtime layer not recorded"));
+  } else if (out.runtime_run) {
+    layer.peak.reason = out.runtime_run->reason.empty() ? "runtime layer not recorded" : out.runtime_run->reason;
   }
   return out;
-}
-
-std::optional<std::string> p2p_level_from(const nlohmann::json& runtime_run) {
-  if (!runtime_run.is_object() || !runtime_run.contains("gpu_paths")) return std::nullopt;
-  std::vector<std::string> types;
-  for (const auto& path : runtime_run.at("gpu_paths")) types.push_back(path.value("type", std::string()));
-  return runtime::worst_path_type(types);
 }
 
 int run_ladder(LadderState& s) {
@@ -122,6 +115,11 @@ int run_ladder(LadderState& s) {
   check.format = coll::OutputFormat::kJson;
   const coll::CollPlan plan = coll::make_coll_plan(check);
   const Environment env = Environment::from_process();
+  // Input files before any GPU work: a bad --system is a usage error (exit 2), not a device failure.
+  model::System system;
+  if (!s.system_file.empty()) system = model::read_run_file(s.system_file).system;
+  if (!s.output_file.empty()) check_output_path(s.output_file, "--output");
+  if (s.gpus && *s.gpus < 1) throw UsageError(fmt::format("invalid -g {}: the ladder needs at least one GPU", *s.gpus));
   if (const auto code = run_on_every_host(s.argv)) return *code;  // under mpirun/srun: once per host
   int gpus = s.gpus.value_or(0);
   if (!s.gpus) {
@@ -131,25 +129,21 @@ int run_ladder(LadderState& s) {
       throw DeviceError(fmt::format("no usable CUDA GPU ({}); is the NVIDIA driver installed and a GPU visible?",
                                     reason != nullptr ? reason : "none found"));
     }
-  } else if (gpus < 1) {
-    throw UsageError(fmt::format("invalid -g {}: the ladder needs at least one GPU", gpus));
+  } else if (const int visible = platform::cuda_device_count_or_zero(); visible > 0 && gpus > visible) {
+    throw UsageError(fmt::format("invalid -g {}: {} GPU(s) visible", gpus, visible));
   }
-  nlohmann::json system = nlohmann::json::object();
-  if (!s.system_file.empty()) system = read_run_file(s.system_file).system;
-
-  report::Ladder ladder;
+  model::Ladder ladder;
   ladder.op = std::string(coll::op_name(plan.op));
   ladder.dtype = std::string(coll::type_name(plan.types.front()));
   ladder.nranks = gpus;
-  ladder.layers = report::ladder_layers(std::nullopt);
+  ladder.layers = plan::ladder_layers(std::nullopt);
   std::vector<int> ordinals;
   for (int g = 0; g < gpus; ++g) ordinals.push_back(g);
 
-  RunDocument doc = make_run("ladder", s.argv);
+  model::Run doc = model::make_run("ladder", s.argv);
   doc.system = system;
-  doc.environment = {{"variables", env.relevant()}};
-  nlohmann::json collectives = nlohmann::json::array();
-  nlohmann::json runs = nlohmann::json::array();
+  doc.environment.variables = env.relevant();
+  std::vector<model::CollectiveSeries> collectives;
   for (std::size_t i = 0; i < ladder.layers.size(); ++i) {
     auto& layer = ladder.layers[i];
     if (layer.status == "skipped") continue;
@@ -161,16 +155,16 @@ int run_ladder(LadderState& s) {
     ChildRun child = run_layer(s, gpus, layer);
     if (child.series) {
       child.series->env = layer.env;
-      collectives.push_back(coll::to_json(*child.series));
+      collectives.push_back(*child.series);
     }
-    if (child.runtime_run.is_object()) {
-      child.runtime_run["context"] = "ladder " + layer.name;
-      runs.push_back(child.runtime_run);
+    if (child.runtime_run) {
+      child.runtime_run->context = "ladder " + layer.name;
+      doc.runtime.runs.push_back(*child.runtime_run);
     }
-    layer.peak = layer.transport ? report::path_peak(system, *layer.transport, ordinals)
-                                 : report::PathPeak{std::nullopt, "", layer.peak.reason.empty() ? "transport unknown"
-                                                                                                 : layer.peak.reason};
-    if (layer.status != "ok") record_error(doc, "ladder " + layer.name, layer.reason.value_or(""));
+    layer.peak = layer.transport ? model::path_peak(system, *layer.transport, ordinals)
+                                 : model::PathPeak{std::nullopt, "", layer.peak.reason.empty() ? "transport unknown"
+                                                                                                : layer.peak.reason};
+    if (layer.status != "ok") doc.record_error("ladder " + layer.name, layer.reason.value_or(""));
     if (i == 0 && layer.status != "ok" && !layer.busbw_gbps) {
       // Without a working default there is nothing to compare against; do not repeat the failure five times.
       for (std::size_t j = 1; j < ladder.layers.size(); ++j) {
@@ -181,27 +175,27 @@ int run_ladder(LadderState& s) {
     }
     if (i == 0) {
       // NCCL's own GPU-to-GPU path type decides the best P2P level for the next layer.
-      if (const auto level = p2p_level_from(child.runtime_run)) {
+      const auto level = child.runtime_run ? runtime::widest_gpu_path_type(child.runtime_run->info) : std::nullopt;
+      if (level) {
         ladder.layers[1].env = {{"NCCL_P2P_LEVEL", *level}};
         ladder.layers[1].status = "ok";
         ladder.layers[1].reason.reset();
       }
     }
   }
-  report::finish_ladder(ladder);
-  doc.measurements["ladder"] = report::to_json(ladder);
-  doc.measurements["collectives"] = collectives;
-  doc.runtime = {{"runs", runs}};
+  model::finish_ladder(ladder);
+  doc.measurements.ladder = ladder;
+  doc.measurements.collectives = collectives;
 
   if (s.format == "json") {
-    std::fputs((run_to_json(doc).dump(2) + "\n").c_str(), stdout);
+    write_stdout(model::run_text(doc));
   } else {
-    std::fputs(report::render_ladder_table(ladder).c_str(), stdout);
-    if (system.empty()) {
-      std::fputs("# peaks need hardware facts: pass --system FILE (a Run document with a `system` section)\n", stdout);
+    write_stdout(report::render_ladder_table(ladder));
+    if (!system.present) {
+      write_stdout("# peaks need hardware facts: pass --system FILE (a Run document with a `system` section)\n");
     }
   }
-  if (!s.output_file.empty()) write_run_file(s.output_file, doc);
+  if (!s.output_file.empty()) model::write_run_file(s.output_file, doc);
 
   const auto& base = ladder.layers.front();
   for (const auto& layer : ladder.layers) {

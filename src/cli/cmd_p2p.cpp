@@ -7,7 +7,7 @@
 #include "cli/command.hpp"
 #include "core/environment.hpp"
 #include "core/error.hpp"
-#include "core/run.hpp"
+#include "core/file_io.hpp"
 #include "core/size.hpp"
 #include "core/sweep.hpp"
 #include "discover/cpu_list.hpp"
@@ -16,6 +16,7 @@
 #include "plan/pair_spec.hpp"
 #include "platform/cpu_affinity.hpp"
 #include "platform/cuda_device_info.hpp"
+#include "model/run_file.hpp"
 #include "report/p2p_text.hpp"
 
 namespace linkscope::cli {
@@ -131,30 +132,26 @@ int run_p2p_command(const P2pOptions& o, const std::vector<std::string>& argv) {
   model::P2pResults results = measure::run_p2p(request, progress);
   results.notes.insert(results.notes.begin(), notes.begin(), notes.end());
 
-  RunDocument run = make_run("p2p", argv);
-  run.environment["variables"] = Environment::from_process().relevant();
-  run.measurements["p2p"] = plan::to_json(results);
+  model::Run run = model::make_run("p2p", argv);
+  run.environment.variables = Environment::from_process().relevant();
   for (const auto& p : results.points) {
     if (p.status != model::PointStatus::kOk && p.status != model::PointStatus::kNa) {
-      record_error(run, fmt::format("p2p {} {}>{} {}", p.method, p.src, p.dst, format_size(p.bytes)), p.reason);
+      run.record_error(fmt::format("p2p {} {}>{} {}", p.method, p.src, p.dst, format_size(p.bytes)), p.reason);
     }
   }
   for (const auto& l : results.latency) {
     if (l.status == model::PointStatus::kError || l.status == model::PointStatus::kTimeout) {
-      record_error(run, fmt::format("latency {} {}>{}", l.method, l.src, l.dst), l.reason);
+      run.record_error(fmt::format("latency {} {}>{}", l.method, l.src, l.dst), l.reason);
     }
   }
   for (const auto& h : results.host) {
     if (h.status != model::PointStatus::kOk && h.status != model::PointStatus::kNa) {
-      record_error(run, fmt::format("host {} GPU {}", h.direction, h.gpu), h.reason);
+      run.record_error(fmt::format("host {} GPU {}", h.direction, h.gpu), h.reason);
     }
   }
-  if (!o.common.output.empty()) write_run_file(o.common.output, run);
-  if (o.common.format == "json") {
-    fmt::print("{}\n", run_to_json(run).dump(2));
-  } else {
-    fmt::print("{}", report::render_p2p_text(results));
-  }
+  run.measurements.p2p = results;
+  if (!o.common.output.empty()) model::write_run_file(o.common.output, run);
+  write_stdout(o.common.format == "json" ? model::run_text(run) : report::render_p2p_text(results));
   return exit_code_for(model::total_wrong(results) > 0, model::any_status(results, model::PointStatus::kTimeout),
                        model::any_status(results, model::PointStatus::kError));
 }

@@ -8,7 +8,7 @@
 #include "cli/command.hpp"
 #include "core/environment.hpp"
 #include "core/error.hpp"
-#include "core/run.hpp"
+#include "core/file_io.hpp"
 #include "core/size.hpp"
 #include "discover/cpu_list.hpp"
 #include "measure/numa_sweep.hpp"
@@ -16,6 +16,7 @@
 #include "plan/pattern_spec.hpp"
 #include "platform/cpu_affinity.hpp"
 #include "platform/cuda_device_info.hpp"
+#include "model/run_file.hpp"
 #include "report/pattern_text.hpp"
 
 namespace linkscope::cli {
@@ -93,26 +94,20 @@ int run_patterns_command(const PatternsOptions& o, bool preset_given, const std:
   const auto progress = [](const std::string& line) { std::fprintf(stderr, "%s\n", line.c_str()); };
   const model::PatternRun result = measure::run_pattern_set(request, o.numa_sweep, progress);
 
-  RunDocument run = make_run("patterns", argv);
-  run.environment["variables"] = Environment::from_process().relevant();
-  run.measurements["patterns"] = model::patterns_to_json(result.patterns);
-  run.measurements["patterns_config"] = result.config;
-  if (result.numa) run.measurements["numa_sweep"] = plan::to_json(*result.numa);
+  model::Run run = model::make_run("patterns", argv);
+  run.environment.variables = Environment::from_process().relevant();
+  run.measurements.patterns = result;
   bool timeout = false, error = false;
   for (const auto& p : result.patterns) {
     timeout = timeout || p.status == model::PointStatus::kTimeout;
     error = error || p.status == model::PointStatus::kError;
     if (p.status == model::PointStatus::kTimeout || p.status == model::PointStatus::kError ||
         p.status == model::PointStatus::kWrong) {
-      record_error(run, fmt::format("pattern {}", p.name), p.reason);
+      run.record_error(fmt::format("pattern {}", p.name), p.reason);
     }
   }
-  if (!o.common.output.empty()) write_run_file(o.common.output, run);
-  if (o.common.format == "json") {
-    fmt::print("{}\n", run_to_json(run).dump(2));
-  } else {
-    fmt::print("{}", report::render_patterns_text(result));
-  }
+  if (!o.common.output.empty()) model::write_run_file(o.common.output, run);
+  write_stdout(o.common.format == "json" ? model::run_text(run) : report::render_patterns_text(result));
   if (model::total_wrong(result.patterns) > 0) return to_int(ExitCode::kWrongResults);
   if (timeout) return to_int(ExitCode::kTimeout);
   if (error) return to_int(ExitCode::kDevice);

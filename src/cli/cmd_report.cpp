@@ -6,7 +6,9 @@
 
 #include "cli/command.hpp"
 #include "core/error.hpp"
+#include "core/file_io.hpp"
 #include "diagnose/diagnose.hpp"
+#include "model/run_file.hpp"
 #include "report/report_render.hpp"
 
 namespace linkscope::cli {
@@ -25,17 +27,16 @@ bool names_directory(const std::string& path) {
 }
 
 int run_report(const ReportOptions& options) {
-  RunDocument run = read_run_file(options.run_path);
-  if (options.rediagnose || !diagnose::has_diagnosis(run)) diagnose::diagnose(run, options.rediagnose);
-
+  model::Run run = model::read_run_file(options.run_path);
+  if (options.rediagnose || !run.has_diagnosis()) diagnose::diagnose_into(run, options.rediagnose);
+  const std::vector<std::string> inputs{options.run_path};
   if (options.output.empty()) {
     const auto format = report::parse_report_format(options.format.value_or("text"));
-    const std::string text = report::render_report(run, format);
-    std::fwrite(text.data(), 1, text.size(), stdout);
+    write_stdout(report::render_report(run, format));
     return 0;
   }
   if (names_directory(options.output) && !options.format) {
-    const auto written = report::write_report_directory(options.output, run);
+    const auto written = report::write_report_directory(options.output, run, inputs);
     std::fprintf(stderr, "linkscope report: wrote %zu files to %s\n", written.size(), options.output.c_str());
     return 0;
   }
@@ -45,7 +46,7 @@ int run_report(const ReportOptions& options) {
     std::filesystem::create_directories(path);
     path = (std::filesystem::path(path) / report::report_file_name(format)).string();
   }
-  report::write_text_file(path, report::render_report(run, format));
+  write_file_atomically(path, report::render_report(run, format), inputs);
   std::fprintf(stderr, "linkscope report: wrote %s\n", path.c_str());
   return 0;
 }

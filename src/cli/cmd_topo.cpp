@@ -9,7 +9,8 @@
 #include "cli/topo_live.hpp"
 #include "core/environment.hpp"
 #include "core/error.hpp"
-#include "core/run.hpp"
+#include "core/file_io.hpp"
+#include "model/run_file.hpp"
 #include "platform/mpi_session.hpp"
 #include "runtime/launch_environment.hpp"
 #include "topo/topology_model.hpp"
@@ -38,16 +39,16 @@ int run_topo_offline(const TopoOptions& options, const std::vector<std::string>&
   const topo::TopologyModel model = topo::load_topology_file(options.xml_path, env);
   std::string output;
   if (options.format == "json") {
-    RunDocument run = make_run("topo", argv);
-    run.environment["variables"] = env.relevant();
-    run.model = topo::model_to_json(model);
-    output = run_to_json(run).dump(2) + "\n";
+    model::Run run = model::make_run("topo", argv);
+    run.environment.variables = env.relevant();
+    run.topology = topo::topology_view(model);
+    output = model::run_text(run);
   } else if (options.format == "nccl-log") {
     output = topo::render_nccl_log(model);
   } else {
     output = topo::render_topology_text(model);
   }
-  std::fwrite(output.data(), 1, output.size(), stdout);
+  write_stdout(output);
   return 0;
 }
 

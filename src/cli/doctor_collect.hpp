@@ -3,7 +3,7 @@
 #include <string>
 #include <vector>
 
-#include "core/run.hpp"
+#include "model/run.hpp"
 
 namespace linkscope::cli {
 
@@ -28,10 +28,10 @@ struct DoctorOptions {
 // make_hypotheses, before measuring) and measure the profile; progress goes to stderr, results into the returned
 // Run. The caller judges the hypotheses, runs the rules and writes the report. Throws linkscope::Error subclasses
 // (DeviceError without GPUs/driver, UsageError for bad options); per-item failures go into run.errors.
-RunDocument collect_live_run(const DoctorOptions& options);
+model::Run collect_live_run(const DoctorOptions& options);
 
 // The exit code of a diagnosed run under --fail-on (6 when a finding reaches that severity, else 0).
-int doctor_exit_code(const RunDocument& run, const std::string& fail_on);
+int doctor_exit_code(const model::Run& run, const std::string& fail_on);
 
 // `linkscope doctor` under mpirun/srun (doctor_cluster.cpp): every host's leader runs the live doctor on its own
 // host, then the cross-host tests run over all ranks, and rank 0 writes one report for the cluster.

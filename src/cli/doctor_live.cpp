@@ -6,7 +6,6 @@
 
 #include <chrono>
 #include <cstdio>
-#include <fstream>
 
 #include <fmt/format.h>
 
@@ -14,14 +13,15 @@
 #include "cli/doctor_profile.hpp"
 #include "core/environment.hpp"
 #include "core/error.hpp"
-#include "core/run_merge.hpp"
+#include "core/file_io.hpp"
 #include "core/subprocess.hpp"
-#include "diagnose/finding.hpp"
 #include "diagnose/hypotheses.hpp"
 #include "discover/live_discovery.hpp"
-#include "discover/live_json.hpp"
+#include "discover/live_system.hpp"
 #include "discover/live_model_check.hpp"
 #include "discover/nvml_source.hpp"
+#include "model/run_file.hpp"
+#include "model/run_merge.hpp"
 #include "platform/cuda_facts.hpp"
 
 namespace linkscope::cli {
@@ -41,7 +41,7 @@ class TempFile {
     const int fd = mkstemp(path_.data());
     if (fd < 0) throw Error(ExitCode::kInternal, "doctor: cannot create a temporary file in " + path_);
     close(fd);
-    std::ofstream(path_, std::ios::trunc) << content;
+    write_file_atomically(path_, content);
   }
   ~TempFile() { unlink(path_.c_str()); }
   TempFile(const TempFile&) = delete;
@@ -54,7 +54,7 @@ class TempFile {
 
 class StepRunner {
  public:
-  StepRunner(RunDocument& run, const DoctorOptions& options, int total)
+  StepRunner(model::Run& run, const DoctorOptions& options, int total)
       : run_(run), options_(options), total_(total) {}
 
   // Runs `linkscope ARGS --format json` in a child and merges its Run; a failing step becomes an error entry.
@@ -78,25 +78,25 @@ class StepRunner {
     // Whatever the exit code, keep what the step measured (a wrong copy still has its numbers).
     if (!child.out.empty()) {
       try {
-        merge_child_run(run_, run_from_json(nlohmann::json::parse(child.out), step), step);
+        model::merge_child_run(run_, model::parse_run_text(child.out, "the " + step + " step's output"), step);
       } catch (const std::exception& e) {
         if (problem.empty()) problem = std::string("its output is not a Run document: ") + e.what();
       }
     }
-    if (!problem.empty()) record_error(run_, step, problem);
+    if (!problem.empty()) run_.record_error(step, problem);
     std::fprintf(stderr, "linkscope doctor: [%d/%d] %s %s in %.1f s\n", index_, total_, step.c_str(),
                  problem.empty() ? "done" : "FAILED", seconds_since(start));
     if (options_.on_step_done) options_.on_step_done(step);
   }
 
  private:
-  RunDocument& run_;
+  model::Run& run_;
   const DoctorOptions& options_;
   int total_;
   int index_ = 0;
 };
 
-RunDocument discover_machine(const DoctorOptions& options, const Environment& env) {
+model::Run discover_machine(const DoctorOptions& options, const Environment& env) {
   discover::LiveDiscoveryOptions discovery;
   for (const auto& assignment : options.env_assignments) discovery.env_overrides.push_back(parse_env_assignment(assignment));
   const char* nvml_library = std::getenv("LINKSCOPE_NVML_LIBRARY");
@@ -112,15 +112,15 @@ RunDocument discover_machine(const DoctorOptions& options, const Environment& en
                       (live.facts.cuda.reason.empty() ? std::string("no device visible") : live.facts.cuda.reason));
   }
   const discover::LiveModelCheck check = discover::check_live_model(live, env);
-  RunDocument run = discover::topo_live_run(live, check, env, options.argv);
-  run.config["subcommand"] = "doctor";
-  run.config["profile"] = options.profile;
+  model::Run run = discover::topo_live_run(live, check, env, options.argv);
+  run.config.subcommand = "doctor";
+  run.config.profile = options.profile;
   return run;
 }
 
 }  // namespace
 
-RunDocument collect_live_run(const DoctorOptions& options) {
+model::Run collect_live_run(const DoctorOptions& options) {
   const DoctorProfile profile = doctor_profile(options.profile);
   Environment env = Environment::from_process();
   for (const auto& assignment : options.env_assignments) {
@@ -130,33 +130,22 @@ RunDocument collect_live_run(const DoctorOptions& options) {
   const auto start = Clock::now();
   std::fprintf(stderr, "linkscope doctor: discovering GPUs, links and NCCL's topology (%s profile) ...\n",
                profile.name.c_str());
-  RunDocument run = discover_machine(options, env);
+  model::Run run = discover_machine(options, env);
 
   // Predictions are made from the hardware facts and the model before anything is measured.
-  run.hypotheses = nlohmann::json::array();
-  for (const auto& hypothesis : diagnose::make_hypotheses(run)) run.hypotheses.push_back(diagnose::hypothesis_to_json(hypothesis));
+  run.hypotheses = diagnose::make_hypotheses(run);
   if (options.cross_host_only) return run;  // under MPI: this host's facts only, the cross-host tests follow
   std::fprintf(stderr, "linkscope doctor: %zu hypotheses stated; measuring\n", run.hypotheses.size());
 
-  const int steps = 3 + static_cast<int>(profile.coll_ops.size()) + (profile.p2p_bidirectional ? 1 : 0);
+  const int steps = 3 + static_cast<int>(profile.collectives.size()) + (profile.p2p_bidirectional ? 1 : 0);
   StepRunner runner(run, options, steps);
-  runner.run("p2p", {"p2p", "-b", profile.p2p_min, "-e", profile.p2p_max, "-f", profile.p2p_factor, "--max-time",
-                     profile.p2p_max_time, "--format", "json"});
-  if (profile.p2p_bidirectional) {
-    runner.run("p2p bidirectional", {"p2p", "-b", "512M", "-e", "512M", "--method", "ce", "--bidirectional",
-                                     "--measure", "copy", "--max-time", profile.p2p_max_time, "--format", "json"});
-  }
-  runner.run("patterns", {"patterns", "-b", profile.patterns_size, "--max-time", profile.patterns_max_time,
-                          "--numa-sweep", "--format", "json"});
-  for (const auto& op : profile.coll_ops) {
-    runner.run("coll " + op, {"coll", op, "-b", profile.coll_min, "-e", profile.coll_max, "-f", profile.coll_factor,
-                              "--max-time", profile.coll_max_time, "--format", "json", "-q"});
-  }
-  const TempFile facts(run_to_json(run).dump());
-  runner.run("ladder all_reduce", {"ladder", "all_reduce", "-b", profile.ladder_min, "-e", profile.ladder_max,
-                                   "--max-time", profile.ladder_max_time, "--system", facts.path(), "--format", "json",
-                                   "-q"});
-  run.config["measured_seconds"] = seconds_since(start);
+  runner.run("p2p", profile.p2p.args());
+  if (profile.p2p_bidirectional) runner.run("p2p bidirectional", profile.p2p_bidirectional->args());
+  runner.run("patterns", profile.patterns.args());
+  for (const auto& step : profile.collectives) runner.run("coll " + step.op, step.args());
+  const TempFile facts(model::run_text(run));
+  runner.run("ladder " + profile.ladder.op, profile.ladder.args(facts.path()));
+  run.config.measured_seconds = seconds_since(start);
   std::fprintf(stderr, "linkscope doctor: measured in %.1f s\n", seconds_since(start));
   return run;
 }

@@ -2,30 +2,23 @@
 
 #include <cstdio>
 #include <cstdlib>
-#include <fstream>
 
 #include <fmt/format.h>
 
 #include "core/environment.hpp"
 #include "core/error.hpp"
-#include "core/run.hpp"
+#include "core/file_io.hpp"
 #include "discover/live_discovery.hpp"
-#include "discover/live_json.hpp"
+#include "discover/live_system.hpp"
 #include "discover/live_model_check.hpp"
 #include "discover/nvml_source.hpp"
 #include "platform/cuda_facts.hpp"
+#include "model/run_file.hpp"
 #include "report/topo_live_text.hpp"
 
 namespace linkscope::cli {
 
 namespace {
-
-void write_text_file(const std::string& path, const std::string& text) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out << text;
-  out.close();
-  if (!out) throw Error(ExitCode::kUsage, fmt::format("cannot write {}", path));
-}
 
 // Why the live view is incomplete as a whole, or "" when the driver and CUDA work.
 std::string unavailable_reason(const discover::SystemFacts& facts) {
@@ -37,6 +30,7 @@ std::string unavailable_reason(const discover::SystemFacts& facts) {
 }  // namespace
 
 TopoLiveResult discover_topo_live(const TopoLiveOptions& options, const std::string& dump_xml_path) {
+  if (!dump_xml_path.empty()) check_output_path(dump_xml_path, "--dump-xml");
   TopoLiveResult result{Environment::from_process(), {}, {}, ""};
   discover::LiveDiscoveryOptions discovery;
   discovery.sysfs_root = options.sysfs_root;
@@ -58,28 +52,28 @@ TopoLiveResult discover_topo_live(const TopoLiveOptions& options, const std::str
       throw DeviceError(fmt::format("no topology XML to write to {}: {}", dump_xml_path,
                                     result.unavailable.empty() ? result.live.synthesized.notes.back() : result.unavailable));
     }
-    write_text_file(dump_xml_path, result.live.synthesized.xml);
+    write_file_atomically(dump_xml_path, result.live.synthesized.xml);
   }
   result.check = discover::check_live_model(result.live, result.env);
   return result;
 }
 
-std::string render_topo_live(const TopoLiveResult& result) {
-  if (!result.live.facts.driver.available) return report::render_sysfs_only_text(result.live.facts);
-  return report::render_topo_live_text(result.live, result.check);
+std::string render_topo_live(const model::Run& run) {
+  if (!run.system.driver.available) return report::render_sysfs_only_text(run.system);
+  return report::render_topo_live_text(run);
 }
 
 int run_topo_live(const TopoLiveOptions& options, const std::vector<std::string>& argv) {
   const TopoLiveResult result = discover_topo_live(options, options.dump_xml);
+  const model::Run run = discover::topo_live_run(result.live, result.check, result.env, argv);
   if (options.format == "json") {
-    fmt::print("{}\n", run_to_json(discover::topo_live_run(result.live, result.check, result.env, argv)).dump(2));
+    write_stdout(model::run_text(run));
   } else if (options.format == "nccl-log") {
     if (!result.check.ours) throw DeviceError(result.unavailable.empty() ? result.check.reason : result.unavailable);
-    fmt::print("{}", result.check.ours->nccl_log);
+    write_stdout(result.check.ours->nccl_log);
   } else {
-    fmt::print("{}", render_topo_live(result));
+    write_stdout(render_topo_live(run));
   }
-  std::fflush(stdout);
   if (!result.unavailable.empty()) throw DeviceError(result.unavailable);
   return 0;
 }

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 
@@ -85,6 +86,31 @@ std::string read_input_file(const std::string& path, std::uint64_t max_bytes, st
   text.resize(done);
   ::close(fd);
   return text;
+}
+
+void check_output_path(const std::string& path, std::string_view option) {
+  if (path.empty()) throw UsageError(fmt::format("{} \"\": no file named", option));
+  struct stat info {};
+  if (::stat(path.c_str(), &info) == 0 && S_ISDIR(info.st_mode)) {
+    throw UsageError(fmt::format("{} {}: is a directory; a file name is expected", option, path));
+  }
+  const auto slash = path.rfind('/');
+  const std::string directory = slash == std::string::npos ? "." : (slash == 0 ? "/" : path.substr(0, slash));
+  if (::stat(directory.c_str(), &info) != 0 || !S_ISDIR(info.st_mode)) {
+    throw UsageError(fmt::format("{} {}: the directory {} does not exist", option, path, directory));
+  }
+  if (::access(directory.c_str(), W_OK) != 0) {
+    throw UsageError(fmt::format("{} {}: cannot write in {} ({})", option, path, directory, errno_text()));
+  }
+}
+
+void write_stdout(std::string_view text) {
+  // Through stdio, so the text stays in order with what was printed before it.
+  errno = 0;
+  const std::size_t written = std::fwrite(text.data(), 1, text.size(), stdout);
+  if (written != text.size() || std::fflush(stdout) != 0 || std::ferror(stdout)) {
+    throw InputError("standard output", 0, "cannot write: " + (errno != 0 ? errno_text() : std::string("write failed")));
+  }
 }
 
 bool same_file(const std::string& a, const std::string& b) {

@@ -17,6 +17,14 @@ std::string read_input_file(const std::string& path, std::uint64_t max_bytes, st
 void write_file_atomically(const std::string& path, std::string_view content,
                            const std::vector<std::string>& inputs = {});
 
+// Before any measuring: an output file can be created where `path` says (its directory exists and is writable,
+// and it is not a directory). Throws UsageError naming the path.
+void check_output_path(const std::string& path, std::string_view option);
+
+// Writes `text` to standard output and flushes it; a failed write (stdout on a full disk, /dev/full, a closed pipe)
+// is an InputError naming standard output (exit 2), never a silent success.
+void write_stdout(std::string_view text);
+
 // True when both paths name the same existing file.
 bool same_file(const std::string& a, const std::string& b);
 

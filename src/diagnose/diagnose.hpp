@@ -6,6 +6,11 @@
 // Entry points of the diagnosis layer: pure functions of the typed Run (saved or live).
 namespace linkscope::diagnose {
 
+using model::Finding;
+using model::Hypothesis;
+using model::Severity;
+using model::Verdict;
+
 struct Diagnosis {
   std::vector<model::Hypothesis> hypotheses;
   std::vector<model::Finding> findings;

@@ -6,7 +6,7 @@
 
 #include <fmt/format.h>
 
-#include "core/run.hpp"
+#include "core/stamp.hpp"
 #include "platform/cuda_check.hpp"
 
 namespace linkscope::measure {

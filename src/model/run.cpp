@@ -1,32 +1,14 @@
 #include "model/run.hpp"
 
-#include <unistd.h>
-
-#include <ctime>
-
 #include <fmt/format.h>
 
 #include "core/error.hpp"
+#include "core/stamp.hpp"
 #include "linkscope/version.hpp"
 
 namespace linkscope::model {
 
 using nlohmann::json;
-
-std::string utc_timestamp() {
-  const std::time_t now = std::time(nullptr);
-  std::tm utc{};
-  gmtime_r(&now, &utc);
-  char buffer[32];
-  std::strftime(buffer, sizeof buffer, "%Y-%m-%dT%H:%M:%SZ", &utc);
-  return buffer;
-}
-
-std::string host_name() {
-  char buffer[256] = {};
-  if (gethostname(buffer, sizeof buffer - 1) != 0) return "unknown";
-  return buffer;
-}
 
 void Run::record_error(const std::string& where, const std::string& message) { errors.push_back({where, message}); }
 

@@ -75,8 +75,4 @@ nlohmann::json to_json(const Run& run);
 // InputErrors naming `source` and the field.
 Run run_from_json(const nlohmann::json& document, const std::string& source);
 
-// Current UTC time as ISO 8601 ("2026-11-29T23:14:09Z").
-std::string utc_timestamp();
-std::string host_name();
-
 }  // namespace linkscope::model

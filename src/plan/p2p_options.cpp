@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "core/error.hpp"
+#include "core/file_io.hpp"
 #include "core/size.hpp"
 
 namespace linkscope::plan {
@@ -90,6 +91,7 @@ std::vector<ChaseSpec> chase_specs(const P2pTuningOptions& o) {
 
 void check_output_options(const CopyCommandOptions& o) {
   if (o.format != "text" && o.format != "json") throw UsageError(fmt::format("--format {}: must be text or json", o.format));
+  if (!o.output.empty()) check_output_path(o.output, "--output");
 }
 
 }  // namespace linkscope::plan

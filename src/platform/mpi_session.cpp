@@ -8,7 +8,7 @@
 #include <fmt/format.h>
 
 #include "core/error.hpp"
-#include "core/run.hpp"
+#include "core/stamp.hpp"
 
 #ifdef LINKSCOPE_HAVE_MPI
 // The C API only: the deprecated C++ bindings would need libmpi_cxx at link time.

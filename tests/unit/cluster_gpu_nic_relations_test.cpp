@@ -66,10 +66,19 @@ TEST_F(ClusterGpuNics, RelationsAsNvidiaSmiNamesThemClosestFirst) {
   EXPECT_EQ(relation_distance("NV18"), 5);
 }
 
+// system.gpu_nics as the Run document writes it.
+nlohmann::json gpu_nics_document(std::vector<model::GpuNics> entries) {
+  model::System system;
+  system.present = true;
+  system.synthesized_topology = model::SynthesizedTopology{};
+  system.gpu_nics = std::move(entries);
+  return model::to_json(system)["gpu_nics"];
+}
+
 TEST_F(ClusterGpuNics, JsonCarriesNcclsGpuDirectDecision) {
   const SynthesizedTopology topology = synthesize_topology_xml(facts_, env_);
   const ModelSummary model = model_topology_xml(topology.xml, "synthesized", env_);
-  const nlohmann::json gpus = gpu_nics_json(facts_, topology.nets, model.json);
+  const nlohmann::json gpus = gpu_nics_document(gpu_nics(facts_, topology.nets, &model.view));
   ASSERT_EQ(gpus.size(), 3u);
   EXPECT_EQ(gpus[0]["cuda_ordinal"], 0);
   EXPECT_EQ(gpus[0]["closest"], "mlx5_0");
@@ -87,7 +96,7 @@ TEST_F(ClusterGpuNics, JsonCarriesNcclsGpuDirectDecision) {
   EXPECT_EQ(gpus[2]["closest"], "mlx5_0");
   EXPECT_EQ(gpus[2]["closest_relation"], "SYS");
   // Without a model the relations stay, the GPUDirect modes say why they are unknown.
-  const nlohmann::json bare = gpu_nics_json(facts_, topology.nets, nlohmann::json());
+  const nlohmann::json bare = gpu_nics_document(gpu_nics(facts_, topology.nets, nullptr));
   EXPECT_EQ(bare[0]["nics"][0]["gdr_reason"], "no model of this machine");
 }
 

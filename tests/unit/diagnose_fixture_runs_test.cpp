@@ -1,44 +1,44 @@
-// Diagnosis of RunDocuments built from real captures (tests/fixtures/runs, see its README): the healthy machine
+// Diagnosis of runs built from real captures (tests/fixtures/runs, see its README): the healthy machine
 // gives no warning, and each planted fault gives its finding with the right cause and nothing unrelated.
 #include <set>
 #include <string>
 
 #include <gtest/gtest.h>
 
-#include "core/run.hpp"
+#include "model/run_file.hpp"
 #include "diagnose/diagnose.hpp"
 #include "support/run_command.hpp"
 
 namespace linkscope::diagnose {
 namespace {
 
-RunDocument diagnosed(const std::string& name) {
-  RunDocument run = read_run_file(test::fixture("runs/" + name));
-  diagnose(run);
+model::Run diagnosed(const std::string& name) {
+  model::Run run = model::read_run_file(test::fixture("runs/" + name));
+  diagnose_into(run);
   return run;
 }
 
-std::set<std::string> finding_ids(const RunDocument& run, Severity at_least = Severity::kInfo) {
+std::set<std::string> finding_ids(const model::Run& run, Severity at_least = Severity::kInfo) {
   std::set<std::string> ids;
-  for (const auto& finding : findings_from_json(run.findings)) {
+  for (const auto& finding : run.findings) {
     if (finding.severity >= at_least) ids.insert(finding.id);
   }
   return ids;
 }
 
-Finding finding(const RunDocument& run, const std::string& id) {
-  for (const auto& f : findings_from_json(run.findings)) {
+Finding finding(const model::Run& run, const std::string& id) {
+  for (const auto& f : run.findings) {
     if (f.id == id) return f;
   }
-  ADD_FAILURE() << "no finding " << id << " in " << run.findings.dump(2);
+  ADD_FAILURE() << "no finding " << id << " in " << model::to_json(run.findings).dump(2);
   return {};
 }
 
-Hypothesis hypothesis(const RunDocument& run, const std::string& id) {
-  for (const auto& h : hypotheses_from_json(run.hypotheses)) {
+Hypothesis hypothesis(const model::Run& run, const std::string& id) {
+  for (const auto& h : run.hypotheses) {
     if (h.id == id) return h;
   }
-  ADD_FAILURE() << "no hypothesis " << id << " in " << run.hypotheses.dump(2);
+  ADD_FAILURE() << "no hypothesis " << id << " in " << model::to_json(run.hypotheses).dump(2);
   return {};
 }
 
@@ -49,10 +49,10 @@ std::string joined(const std::vector<std::string>& lines) {
 }
 
 TEST(DiagnoseFixtureRuns, HealthyH200x2HasNoWarningAndEveryHypothesisJudgedWithNumbers) {
-  const RunDocument run = diagnosed("h200x2-healthy.json");
-  EXPECT_TRUE(finding_ids(run).empty()) << run.findings.dump(2);
-  const auto hypotheses = hypotheses_from_json(run.hypotheses);
-  ASSERT_GE(hypotheses.size(), 7u) << run.hypotheses.dump(2);
+  const model::Run run = diagnosed("h200x2-healthy.json");
+  EXPECT_TRUE(finding_ids(run).empty()) << model::to_json(run.findings).dump(2);
+  const auto hypotheses = run.hypotheses;
+  ASSERT_GE(hypotheses.size(), 7u) << model::to_json(run.hypotheses).dump(2);
   for (const auto& h : hypotheses) {
     EXPECT_EQ(h.verdict, Verdict::kConfirmed) << h.id << ": " << h.evidence;
     EXPECT_NE(h.evidence.find_first_of("0123456789"), std::string::npos) << h.id << " has no numbers: " << h.evidence;
@@ -62,8 +62,8 @@ TEST(DiagnoseFixtureRuns, HealthyH200x2HasNoWarningAndEveryHypothesisJudgedWithN
 }
 
 TEST(DiagnoseFixtureRuns, NcclP2pDisableIsFoundWithItsCauseAndNothingElse) {
-  const RunDocument run = diagnosed("h200x2-nccl-p2p-disable.json");
-  EXPECT_EQ(finding_ids(run), std::set<std::string>{"nccl-env-path-removed"}) << run.findings.dump(2);
+  const model::Run run = diagnosed("h200x2-nccl-p2p-disable.json");
+  EXPECT_EQ(finding_ids(run), std::set<std::string>{"nccl-env-path-removed"}) << model::to_json(run.findings).dump(2);
   const Finding f = finding(run, "nccl-env-path-removed");
   EXPECT_EQ(f.severity, Severity::kError);
   EXPECT_NE(f.cause.find("NCCL_P2P_DISABLE=1"), std::string::npos) << f.cause;
@@ -75,8 +75,8 @@ TEST(DiagnoseFixtureRuns, NcclP2pDisableIsFoundWithItsCauseAndNothingElse) {
 }
 
 TEST(DiagnoseFixtureRuns, CudaVisibleDevicesIsFoundWithItsCauseAndNothingElse) {
-  const RunDocument run = diagnosed("h200x2-cuda-visible-devices-1.json");
-  EXPECT_EQ(finding_ids(run), std::set<std::string>{"gpu-count-mismatch"}) << run.findings.dump(2);
+  const model::Run run = diagnosed("h200x2-cuda-visible-devices-1.json");
+  EXPECT_EQ(finding_ids(run), std::set<std::string>{"gpu-count-mismatch"}) << model::to_json(run.findings).dump(2);
   const Finding f = finding(run, "gpu-count-mismatch");
   EXPECT_EQ(f.severity, Severity::kWarning);
   EXPECT_NE(f.cause.find("CUDA_VISIBLE_DEVICES=1"), std::string::npos) << f.cause;
@@ -85,8 +85,8 @@ TEST(DiagnoseFixtureRuns, CudaVisibleDevicesIsFoundWithItsCauseAndNothingElse) {
 }
 
 TEST(DiagnoseFixtureRuns, BusyGpuIsFoundAsNoiseAndAsymmetryBlamingThatGpu) {
-  const RunDocument run = diagnosed("h200x2-busy-gpu1.json");
-  EXPECT_EQ(finding_ids(run), (std::set<std::string>{"noisy-measurement", "pair-asymmetric"})) << run.findings.dump(2);
+  const model::Run run = diagnosed("h200x2-busy-gpu1.json");
+  EXPECT_EQ(finding_ids(run), (std::set<std::string>{"noisy-measurement", "pair-asymmetric"})) << model::to_json(run.findings).dump(2);
   const Finding noisy = finding(run, "noisy-measurement");
   EXPECT_NE(noisy.cause.find("GPU1"), std::string::npos) << noisy.cause;
   EXPECT_NE(noisy.cause.find("4242"), std::string::npos) << noisy.cause;
@@ -101,19 +101,19 @@ TEST(DiagnoseFixtureRuns, BusyGpuIsFoundAsNoiseAndAsymmetryBlamingThatGpu) {
 }
 
 TEST(DiagnoseFixtureRuns, HealthyTopologyFileAloneGivesNoFinding) {
-  const RunDocument run = diagnosed("hgx-h200-8gpu-model.json");
-  EXPECT_TRUE(finding_ids(run).empty()) << run.findings.dump(2);
+  const model::Run run = diagnosed("hgx-h200-8gpu-model.json");
+  EXPECT_TRUE(finding_ids(run).empty()) << model::to_json(run.findings).dump(2);
   EXPECT_EQ(hypothesis(run, "nvlink-graph-complete").verdict, Verdict::kUntested);
 }
 
 TEST(DiagnoseFixtureRuns, EightGpuHealthyRunHasNoFinding) {
-  const RunDocument run = diagnosed("hgx-h200-8gpu-synthetic.json");
-  EXPECT_TRUE(finding_ids(run).empty()) << run.findings.dump(2);
+  const model::Run run = diagnosed("hgx-h200-8gpu-synthetic.json");
+  EXPECT_TRUE(finding_ids(run).empty()) << model::to_json(run.findings).dump(2);
 }
 
 TEST(DiagnoseFixtureRuns, EightGpuRunWithOneSlowGpuNamesThatGpu) {
-  const RunDocument run = diagnosed("hgx-h200-8gpu-synthetic-gpu5-slow.json");
-  EXPECT_EQ(finding_ids(run), std::set<std::string>{"gpu-slow"}) << run.findings.dump(2);
+  const model::Run run = diagnosed("hgx-h200-8gpu-synthetic-gpu5-slow.json");
+  EXPECT_EQ(finding_ids(run), std::set<std::string>{"gpu-slow"}) << model::to_json(run.findings).dump(2);
   EXPECT_EQ(finding(run, "gpu-slow").gpus, std::vector<int>{5});
 }
 

@@ -5,9 +5,39 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/run.hpp"
+#include "diagnose/diagnose.hpp"
+#include "model/run.hpp"
 
 namespace linkscope::test {
+
+// A run document as JSON sections, so that each test can bend one fact the way a broken machine would; it is read
+// into the typed model (the real reader) wherever a diagnosis takes a model::Run.
+struct RunJson {
+  nlohmann::json tool = nlohmann::json::object();
+  nlohmann::json config = nlohmann::json::object();
+  nlohmann::json environment = nlohmann::json::object();
+  nlohmann::json system = nlohmann::json::object();
+  nlohmann::json model = nlohmann::json::object();
+  nlohmann::json runtime = nlohmann::json::object();
+  nlohmann::json measurements = nlohmann::json::object();
+  nlohmann::json hypotheses = nlohmann::json::array();
+  nlohmann::json findings = nlohmann::json::array();
+  nlohmann::json errors = nlohmann::json::array();
+
+  nlohmann::json document() const {
+    return {{"schema_version", "1.0"}, {"tool", tool},           {"config", config},
+            {"environment", environment}, {"system", system},     {"model", model},
+            {"runtime", runtime},        {"measurements", measurements}, {"hypotheses", hypotheses},
+            {"findings", findings},      {"errors", errors}};
+  }
+  model::Run typed() const { return model::run_from_json(document(), "test run"); }
+  operator model::Run() const { return typed(); }  // NOLINT: tests hand a bent document to the diagnosis
+};
+
+// The hypotheses of a run (made when it has none), judged.
+inline std::vector<model::Hypothesis> judge_hypotheses(const model::Run& run) {
+  return diagnose::diagnose(run).hypotheses;
+}
 
 inline nlohmann::json gpu_json(int ordinal, int links = 18) {
   nlohmann::json nvlinks = nlohmann::json::array();
@@ -32,8 +62,8 @@ inline nlohmann::json gpu_json(int ordinal, int links = 18) {
 }
 
 // n GPUs on an NVSwitch, every pair NV18 with peer access.
-inline RunDocument nvswitch_run(int n = 2) {
-  RunDocument run;
+inline RunJson nvswitch_run(int n = 2) {
+  RunJson run;
   run.config = {{"subcommand", "doctor"}, {"host", "test"}};
   run.environment = {{"variables", nlohmann::json::object()}};
   nlohmann::json gpus = nlohmann::json::array(), pairs = nlohmann::json::array();
@@ -55,7 +85,7 @@ inline nlohmann::json copy_point(int src, int dst, const std::string& method, st
           {"bandwidth_gbps", {{"median", gbps}}}, {"cv", cv}, {"status", "ok"}, {"reason", nullptr}};
 }
 
-inline void add_copies(RunDocument& run, const nlohmann::json& points) {
+inline void add_copies(RunJson& run, const nlohmann::json& points) {
   run.measurements["p2p"] = {{"points", points}, {"latency", nlohmann::json::array()}};
 }
 

@@ -1,4 +1,4 @@
-// Offline diagnosis of topology files through the real topology model (XML -> topo::model_to_json -> rules): each
+// Offline diagnosis of topology files through the real topology model (XML -> topo::topology_view -> rules): each
 // planted fault in tests/fixtures/topo-variants is found with the right id and GPU and nothing else; healthy
 // public topologies give no finding.
 #include <set>
@@ -14,16 +14,16 @@
 namespace linkscope::diagnose {
 namespace {
 
-RunDocument model_run(const std::string& xml, std::map<std::string, std::string> env = {}) {
+model::Run model_run(const std::string& xml, std::map<std::string, std::string> env = {}) {
   const Environment environment = Environment::from_map(env);
-  RunDocument run;
-  run.environment["variables"] = environment.relevant();
-  run.model = topo::model_to_json(topo::load_topology_file(test::fixture(xml), environment));
-  diagnose(run, true);
+  model::Run run;
+  run.environment.variables = environment.relevant();
+  run.topology = topo::topology_view(topo::load_topology_file(test::fixture(xml), environment));
+  diagnose_into(run, true);
   return run;
 }
 
-std::vector<Finding> findings(const RunDocument& run) { return findings_from_json(run.findings); }
+std::vector<Finding> findings(const model::Run& run) { return run.findings; }
 
 struct Planted {
   const char* xml;
@@ -36,7 +36,7 @@ class DiagnoseTopologyFile : public ::testing::TestWithParam<Planted> {};
 
 TEST_P(DiagnoseTopologyFile, FindsThePlantedFaultAndNothingElse) {
   const auto found = findings(model_run(GetParam().xml));
-  ASSERT_EQ(found.size(), 1u) << model_run(GetParam().xml).findings.dump(2);
+  ASSERT_EQ(found.size(), 1u) << model::to_json(model_run(GetParam().xml).findings).dump(2);
   EXPECT_EQ(found[0].id, GetParam().id);
   EXPECT_EQ(found[0].gpus, GetParam().gpus);
   EXPECT_GE(found[0].severity, Severity::kWarning);
@@ -59,8 +59,8 @@ TEST(DiagnoseTopologyFiles, HealthyPublicTopologiesHaveNoFinding) {
   for (const char* xml : {"topo/hgx-h200-8gpu-nvswitch-vm-socketnic.xml", "topo/leonardo-booster-4xa100-nvlink-mesh-4nic.xml",
                           "topo/a100x2-nvlink-bcm-gen5-spr.xml", "topo/azure-ncv4-topo.xml",
                           "topo-variants/h200x2-nccl-topo-dump.xml", "topo-variants/gb200-style-c2c-2gpu-2nic.xml"}) {
-    const RunDocument run = model_run(xml);
-    EXPECT_TRUE(findings(run).empty()) << xml << ": " << run.findings.dump(2);
+    const model::Run run = model_run(xml);
+    EXPECT_TRUE(findings(run).empty()) << xml << ": " << model::to_json(run.findings).dump(2);
     EXPECT_FALSE(run.hypotheses.empty()) << xml;
   }
 }

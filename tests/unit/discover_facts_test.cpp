@@ -1,6 +1,6 @@
 #include <gtest/gtest.h>
 
-#include "discover/facts_json.hpp"
+#include "discover/system_model.hpp"
 #include "discover/system_facts.hpp"
 #include "discover/visibility.hpp"
 #include "discover_recorded_h200x2.hpp"
@@ -119,7 +119,7 @@ TEST(DiscoverFacts, NoDriverKeepsSysfsFactsAndReasons) {
   EXPECT_TRUE(facts.gpus.empty());
   EXPECT_TRUE(facts.pairs.empty());
   EXPECT_EQ(sysfs_display_devices(facts.host).size(), 2u);
-  const nlohmann::json json = system_facts_to_json(facts);
+  const nlohmann::json json = model::to_json(system_model(facts));
   EXPECT_FALSE(json["driver"]["available"].get<bool>());
   EXPECT_EQ(json["driver"]["reason"], nvml.reason);
   EXPECT_TRUE(json["driver"]["version"].is_null());
@@ -133,7 +133,7 @@ TEST(DiscoverFacts, SystemJsonFollowsTheSchema) {
   test::H200x2Snapshot snapshot;
   ASSERT_TRUE(snapshot.ok()) << snapshot.error();
   const SystemFacts facts = h200x2_facts({1}, env_with({{"CUDA_VISIBLE_DEVICES", "1"}}), snapshot.root());
-  const nlohmann::json json = system_facts_to_json(facts);
+  const nlohmann::json json = model::to_json(system_model(facts));
   EXPECT_EQ(json["driver"]["version"], "580.159.04");
   EXPECT_EQ(json["driver"]["cuda_driver_version"], 13000);
   EXPECT_EQ(json["cuda"]["device_count"], 1);

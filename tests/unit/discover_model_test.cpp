@@ -1,7 +1,7 @@
 // The synthesized XML through linkscope's NCCL model (src/topo): the same paths as NCCL's own dump.
 #include <gtest/gtest.h>
 
-#include "discover/live_json.hpp"
+#include "discover/live_system.hpp"
 #include "discover/live_model_check.hpp"
 #include "discover/path_compare.hpp"
 #include "discover/xml_synthesis.hpp"
@@ -75,7 +75,8 @@ TEST(DiscoverModel, LiveCheckAgainstNcclsOwnDumpAndLog) {
   EXPECT_NE(check.ours->relation_matrix.find("NV18"), std::string::npos) << check.ours->relation_matrix;
   EXPECT_NE(check.ours->nccl_log.find("=== System : maxBw 370.8 totalBw 370.8 ==="), std::string::npos);
 
-  const std::string text = report::render_topo_live_text(live, check);
+  const model::Run run = topo_live_run(live, check, env, {"linkscope", "topo"});
+  const std::string text = report::render_topo_live_text(run);
   EXPECT_NE(text.find("  GPU/0-60 :GPU/0-60 (0/5000.0/LOC) GPU/0-70 (2/370.8/NVL)"), std::string::npos) << text;
   EXPECT_NE(text.find("synthesized XML vs NCCL's dump (both through linkscope's model): identical (3 path lines)"),
             std::string::npos)
@@ -84,12 +85,12 @@ TEST(DiscoverModel, LiveCheckAgainstNcclsOwnDumpAndLog) {
             std::string::npos)
       << text;
 
-  const RunDocument run = topo_live_run(live, check, env, {"linkscope", "topo"});
-  EXPECT_NEAR(run.model["max_bw"].get<double>(), 370.8, 1e-3);
-  EXPECT_TRUE(run.system["nccl_topology"]["versus_nccl_dump"]["identical"].get<bool>());
-  EXPECT_TRUE(run.system["nccl_topology"]["versus_nccl_log"]["equivalent"].get<bool>());
-  EXPECT_EQ(run.system["nccl_topology"]["path_lines"].size(), 2u);
-  EXPECT_TRUE(run.errors.empty()) << run.errors.dump();
+  const nlohmann::json document = model::to_json(run);
+  EXPECT_NEAR(document["model"]["max_bw"].get<double>(), 370.8, 1e-3);
+  EXPECT_TRUE(document["system"]["nccl_topology"]["versus_nccl_dump"]["identical"].get<bool>());
+  EXPECT_TRUE(document["system"]["nccl_topology"]["versus_nccl_log"]["equivalent"].get<bool>());
+  EXPECT_EQ(document["system"]["nccl_topology"]["path_lines"].size(), 2u);
+  EXPECT_TRUE(run.errors.empty()) << document["errors"].dump();
 }
 
 TEST(DiscoverModel, ADifferentNcclDumpIsReportedNotHidden) {

@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-namespace linkscope::plan {
+namespace linkscope::model {
 namespace {
 
 CopyPoint point(int src, int dst, std::uint64_t bytes, double time_us, const std::string& method = "ce") {
@@ -87,7 +87,7 @@ TEST(P2pResult, JsonRoundTripKeepsNullsAndStatuses) {
   EXPECT_EQ(json["points"][1]["reason"], "no peer access");
   EXPECT_TRUE(json["points"][0]["reason"].is_null());
   EXPECT_EQ(json["wrong"], 3);
-  const auto back = p2p_results_from_json(json);
+  const auto back = p2p_results_from_json(JsonReader::root(json, "test"));
   ASSERT_EQ(back.points.size(), 2u);
   EXPECT_FALSE(back.points[1].bandwidth_gbps.has_value());
   EXPECT_EQ(back.points[1].status, PointStatus::kNa);
@@ -121,7 +121,7 @@ TEST(P2pResult, JsonKeepsRepeatModeTotalsAndChaseVariant) {
   EXPECT_EQ(json["points"][1]["sum_gbps"]["median"], 779.1);
   EXPECT_FALSE(json["points"][3].contains("sum_gbps")) << "only bidirectional points carry totals";
   EXPECT_EQ(json["latency"][0]["chase"], "stride plain 2M");
-  const auto back = p2p_results_from_json(json);
+  const auto back = p2p_results_from_json(JsonReader::root(json, "test"));
   EXPECT_EQ(back.points[0].sm_repeat, "kernel");
   ASSERT_TRUE(back.points[2].sum_gbps.has_value());
   EXPECT_DOUBLE_EQ(back.points[2].sum_gbps->median, 779.1);
@@ -130,4 +130,4 @@ TEST(P2pResult, JsonKeepsRepeatModeTotalsAndChaseVariant) {
 }
 
 }  // namespace
-}  // namespace linkscope::plan
+}  // namespace linkscope::model

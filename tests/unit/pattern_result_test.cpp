@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-namespace linkscope::plan {
+namespace linkscope::model {
 namespace {
 
 PatternResult measured(const std::string& name, double aggregate, std::optional<int> node = std::nullopt) {
@@ -62,7 +62,7 @@ TEST(PatternResult, JsonRoundTrip) {
   EXPECT_DOUBLE_EQ(json[0]["aggregate_gbps"].get<double>(), 770.0);
   EXPECT_TRUE(json[1]["aggregate_gbps"].is_null());
   EXPECT_EQ(json[1]["reason"], "needs 3 GPUs, 2 present");
-  const auto back = patterns_from_json(json);
+  const auto back = patterns_from_json(JsonReader::root(json, "test"));
   ASSERT_EQ(back.size(), 2u);
   EXPECT_NEAR(*back[0].scaling, *ok.scaling, 1e-12);
   EXPECT_EQ(back[0].edges[1].alone_gbps, 395.0);
@@ -70,4 +70,4 @@ TEST(PatternResult, JsonRoundTrip) {
 }
 
 }  // namespace
-}  // namespace linkscope::plan
+}  // namespace linkscope::model

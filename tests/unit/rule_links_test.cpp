@@ -12,13 +12,13 @@ namespace {
 
 using test::nvswitch_run;
 
-std::set<std::string> ids(const RunDocument& run) {
+std::set<std::string> ids(const test::RunJson& run) {
   std::set<std::string> out;
   for (const auto& f : find_problems(run)) out.insert(f.id);
   return out;
 }
 
-Finding only(const RunDocument& run) {
+Finding only(const test::RunJson& run) {
   const auto findings = find_problems(run);
   EXPECT_EQ(findings.size(), 1u);
   return findings.empty() ? Finding{} : findings.front();
@@ -27,7 +27,7 @@ Finding only(const RunDocument& run) {
 TEST(RuleLinks, HealthyMachineHasNoFinding) { EXPECT_TRUE(ids(nvswitch_run(8)).empty()); }
 
 TEST(RuleLinks, GpuWithoutActiveNvlinkAmongNvlinkedPeersIsMissing) {
-  RunDocument run = nvswitch_run(4);
+  test::RunJson run = nvswitch_run(4);
   run.system["gpus"][2] = test::gpu_json(2, 0);
   const Finding f = only(run);
   EXPECT_EQ(f.id, "nvlink-missing");
@@ -36,7 +36,7 @@ TEST(RuleLinks, GpuWithoutActiveNvlinkAmongNvlinkedPeersIsMissing) {
 }
 
 TEST(RuleLinks, GpuWithFewerActiveLinksIsLinkDownWithItsRate) {
-  RunDocument run = nvswitch_run(2);
+  test::RunJson run = nvswitch_run(2);
   run.system["gpus"][1] = test::gpu_json(1, 16);
   const Finding f = only(run);
   EXPECT_EQ(f.id, "nvlink-link-down");
@@ -48,7 +48,7 @@ TEST(RuleLinks, GpuWithFewerActiveLinksIsLinkDownWithItsRate) {
 }
 
 TEST(RuleLinks, SlowerLinkSpeedThanPeersIsLinkDown) {
-  RunDocument run = nvswitch_run(4);
+  test::RunJson run = nvswitch_run(4);
   for (auto& link : run.system["gpus"][3]["nvlinks"]) link["speed_gbps"] = 20.0;
   const Finding f = only(run);
   EXPECT_EQ(f.id, "nvlink-link-down");
@@ -57,7 +57,7 @@ TEST(RuleLinks, SlowerLinkSpeedThanPeersIsLinkDown) {
 }
 
 TEST(RuleLinks, RecoveryErrorsAreReported) {
-  RunDocument run = nvswitch_run(2);
+  test::RunJson run = nvswitch_run(2);
   run.system["gpus"][0]["nvlinks"][5]["errors"]["recovery"] = 3;
   const Finding f = only(run);
   EXPECT_EQ(f.id, "nvlink-link-down");
@@ -65,7 +65,7 @@ TEST(RuleLinks, RecoveryErrorsAreReported) {
 }
 
 TEST(RuleLinks, DifferentGpuModelsAreNotPeers) {
-  RunDocument run = nvswitch_run(2);
+  test::RunJson run = nvswitch_run(2);
   run.system["gpus"][1] = test::gpu_json(1, 12);
   run.system["gpus"][1]["name"] = "NVIDIA A100-SXM4-80GB";
   run.system["gpus"][1]["sm"] = 80;
@@ -74,7 +74,7 @@ TEST(RuleLinks, DifferentGpuModelsAreNotPeers) {
 
 TEST(RuleLinks, PairWithoutNvlinkOnAFullMeshIsMissingButAHybridCubeMeshIsNot) {
   // Four GPUs with direct links: five of six pairs NVLinked (one link missing) -> flagged.
-  RunDocument run = nvswitch_run(4);
+  test::RunJson run = nvswitch_run(4);
   for (auto& gpu : run.system["gpus"]) {
     for (auto& link : gpu["nvlinks"]) link["remote_type"] = "gpu";
   }
@@ -88,7 +88,7 @@ TEST(RuleLinks, PairWithoutNvlinkOnAFullMeshIsMissingButAHybridCubeMeshIsNot) {
   EXPECT_EQ(f.id, "nvlink-missing");
   EXPECT_EQ(f.gpus, (std::vector<int>{0, 3}));
   // Eight GPUs where only 16 of 28 pairs have NVLink (DGX-1 style): by design, not a fault.
-  RunDocument cube = nvswitch_run(8);
+  test::RunJson cube = nvswitch_run(8);
   int kept = 0;
   for (auto& pair : cube.system["pairs"]) {
     for (auto& gpu : cube.system["gpus"]) {
@@ -102,7 +102,7 @@ TEST(RuleLinks, PairWithoutNvlinkOnAFullMeshIsMissingButAHybridCubeMeshIsNot) {
 }
 
 TEST(RuleLinks, PcieWidthBelowMaximumIsDegraded) {
-  RunDocument run = nvswitch_run(2);
+  test::RunJson run = nvswitch_run(2);
   run.system["gpus"][0]["pcie"]["current_width"] = 8;
   const Finding f = only(run);
   EXPECT_EQ(f.id, "pcie-link-degraded");
@@ -110,7 +110,7 @@ TEST(RuleLinks, PcieWidthBelowMaximumIsDegraded) {
 }
 
 TEST(RuleLinks, IdlePcieGenerationDownshiftSharedByPeersIsNormal) {
-  RunDocument run = nvswitch_run(4);
+  test::RunJson run = nvswitch_run(4);
   for (auto& gpu : run.system["gpus"]) gpu["pcie"]["current_gen"] = 1;  // all idle at Gen1
   EXPECT_TRUE(ids(run).empty());
   run.system["gpus"][1]["pcie"]["current_gen"] = 5;  // peers now differ: GPUs 0, 2, 3 run lower than GPU1? no:
@@ -119,10 +119,10 @@ TEST(RuleLinks, IdlePcieGenerationDownshiftSharedByPeersIsNormal) {
 }
 
 TEST(RuleLinks, PcieGenerationBelowPeersOrUnderLoadIsDegraded) {
-  RunDocument run = nvswitch_run(4);
+  test::RunJson run = nvswitch_run(4);
   run.system["gpus"][2]["pcie"]["current_gen"] = 4;
   EXPECT_EQ(only(run).gpus, std::vector<int>{2});
-  RunDocument busy = nvswitch_run(2);
+  test::RunJson busy = nvswitch_run(2);
   for (auto& gpu : busy.system["gpus"]) {
     gpu["pcie"]["current_gen"] = 3;
     gpu["throttle_reasons"] = nlohmann::json::array();  // not idle
@@ -131,12 +131,12 @@ TEST(RuleLinks, PcieGenerationBelowPeersOrUnderLoadIsDegraded) {
 }
 
 TEST(RuleLinks, PeerAccessOffOnNvlinkIsAnErrorAndOnAHostBridgeIsNothing) {
-  RunDocument run = nvswitch_run(2);
+  test::RunJson run = nvswitch_run(2);
   run.system["pairs"][0]["cuda_peer_access"] = false;
   const Finding f = only(run);
   EXPECT_EQ(f.id, "p2p-unavailable");
   EXPECT_EQ(f.severity, Severity::kError);
-  RunDocument pcie = nvswitch_run(2);
+  test::RunJson pcie = nvswitch_run(2);
   for (auto& gpu : pcie.system["gpus"]) gpu["nvlinks"] = nlohmann::json::array();
   pcie.system["pairs"][0]["relation"] = "PHB";
   pcie.system["pairs"][0]["nvlink_count"] = 0;
@@ -147,7 +147,7 @@ TEST(RuleLinks, PeerAccessOffOnNvlinkIsAnErrorAndOnAHostBridgeIsNothing) {
 }
 
 TEST(RuleLinks, OrderedPairsFromDiscoveryAreMergedAndARefusalInEitherDirectionCounts) {
-  RunDocument run = nvswitch_run(2);
+  test::RunJson run = nvswitch_run(2);
   auto reverse = run.system["pairs"][0];
   reverse["a"] = 1;
   reverse["b"] = 0;

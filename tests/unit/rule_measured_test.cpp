@@ -15,14 +15,14 @@ namespace {
 using test::copy_point;
 using test::kMiB;
 
-std::set<std::string> ids(const RunDocument& run) {
+std::set<std::string> ids(const test::RunJson& run) {
   std::set<std::string> out;
   for (const auto& f : find_problems(run)) out.insert(f.id);
   return out;
 }
 
 TEST(RuleMeasured, LatencyBoundSizesNeverCount) {
-  RunDocument run = test::nvswitch_run(2);
+  test::RunJson run = test::nvswitch_run(2);
   // 1 KiB copies at 0.05 GB/s and a 1 MiB all_reduce at 60 GB/s are latency, not slow links.
   test::add_copies(run, {copy_point(0, 1, "ce", 1024, 0.05), copy_point(1, 0, "ce", 1024, 0.08),
                          copy_point(0, 1, "sm_read", 512 * 1024, 2.0), copy_point(1, 0, "sm_read", 512 * 1024, 20.0)});
@@ -31,7 +31,7 @@ TEST(RuleMeasured, LatencyBoundSizesNeverCount) {
 }
 
 TEST(RuleMeasured, SlowCopyAtPlateauIsBelowExpected) {
-  RunDocument run = test::nvswitch_run(2);
+  test::RunJson run = test::nvswitch_run(2);
   test::add_copies(run, {copy_point(0, 1, "ce", 512 * kMiB, 250.0), copy_point(1, 0, "ce", 512 * kMiB, 251.0)});
   const auto found = find_problems(run);
   ASSERT_EQ(found.size(), 1u);
@@ -42,7 +42,7 @@ TEST(RuleMeasured, SlowCopyAtPlateauIsBelowExpected) {
 }
 
 TEST(RuleMeasured, SlowBusbwIsBelowExpectedUnlessTheEnvironmentExplainsIt) {
-  RunDocument run = test::nvswitch_run(2);
+  test::RunJson run = test::nvswitch_run(2);
   run.measurements["collectives"] = {test::collective("all_reduce", 1024 * kMiB, 150.0)};
   EXPECT_EQ(ids(run), std::set<std::string>{"bandwidth-below-expected"});
   run.measurements["collectives"] = {test::collective("all_reduce", 1024 * kMiB, 27.4, 2, {{"NCCL_P2P_DISABLE", "1"}})};
@@ -53,14 +53,15 @@ TEST(RuleMeasured, SlowBusbwIsBelowExpectedUnlessTheEnvironmentExplainsIt) {
 }
 
 TEST(RuleMeasured, WhatIfSeriesOfTheLadderAreSlowOnPurpose) {
-  RunDocument run = test::nvswitch_run(2);
+  test::RunJson run = test::nvswitch_run(2);
   run.environment["variables"]["NCCL_NVLS_ENABLE"] = "0";
   run.measurements["collectives"] = {
       test::collective("all_reduce", 512 * kMiB, 314.2, 2, {{"NCCL_NVLS_ENABLE", "0"}}),
       test::collective("all_reduce", 512 * kMiB, 90.0, 2, {{"NCCL_NVLS_ENABLE", "0"}, {"NCCL_ALGO", "Tree"}}),
       test::collective("all_reduce", 512 * kMiB, 12.0, 2, {{"NCCL_P2P_DISABLE", "1"}, {"NCCL_SHM_DISABLE", "1"}})};
   EXPECT_TRUE(ids(run).empty());
-  const auto evidence = collect_evidence(run);
+  const model::Run typed = run;
+  const Evidence evidence(typed);
   ASSERT_EQ(evidence.collectives.size(), 3u);
   EXPECT_FALSE(evidence.collectives[0].what_if);
   EXPECT_TRUE(evidence.collectives[1].what_if);
@@ -68,11 +69,11 @@ TEST(RuleMeasured, WhatIfSeriesOfTheLadderAreSlowOnPurpose) {
   // The machine's busbw is the default series, whatever the order.
   const auto largest = largest_collective_points(evidence, 0);
   ASSERT_EQ(largest.size(), 1u);
-  EXPECT_DOUBLE_EQ(*largest[0].busbw_gbps, 314.2);
+  EXPECT_DOUBLE_EQ(largest[0].busbw(), 314.2);
 }
 
 TEST(RuleMeasured, AsymmetryBeyondThresholdAndNoise) {
-  RunDocument run = test::nvswitch_run(2);
+  test::RunJson run = test::nvswitch_run(2);
   test::add_copies(run, {copy_point(0, 1, "ce", 256 * kMiB, 390.0), copy_point(1, 0, "ce", 256 * kMiB, 360.0)});
   EXPECT_EQ(ids(run), std::set<std::string>{"pair-asymmetric"});
   // The same gap inside the points' noise (CI/CV of 10% each) is not a finding.
@@ -84,7 +85,7 @@ TEST(RuleMeasured, AsymmetryBeyondThresholdAndNoise) {
 }
 
 TEST(RuleMeasured, OneSlowGpuAmongFourIsNamed) {
-  RunDocument run = test::nvswitch_run(4);
+  test::RunJson run = test::nvswitch_run(4);
   nlohmann::json points = nlohmann::json::array();
   for (int s = 0; s < 4; ++s) {
     for (int d = 0; d < 4; ++d) {
@@ -99,7 +100,7 @@ TEST(RuleMeasured, OneSlowGpuAmongFourIsNamed) {
 }
 
 TEST(RuleMeasured, ShmOnAnNvlinkPairIsATransportMismatchUnlessTheRunAskedForIt) {
-  RunDocument run = test::nvswitch_run(2);
+  test::RunJson run = test::nvswitch_run(2);
   nlohmann::json connections = nlohmann::json::array();
   for (int c = 0; c < 4; ++c) connections.push_back({{"rank", 0}, {"peer", 1}, {"channel", c}, {"transport", "SHM"}});
   run.runtime = {{"runs", {{{"context", "coll all_reduce"}, {"env", nlohmann::json::object()}, {"connections", connections}}}}};

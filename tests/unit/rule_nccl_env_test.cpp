@@ -43,7 +43,7 @@ TEST(RuleNcclEnv, LevelsTakeP2pOnlyFromLongerPaths) {
 }
 
 std::vector<Finding> with_env(nlohmann::json variables) {
-  RunDocument run = test::nvswitch_run(2);
+  test::RunJson run = test::nvswitch_run(2);
   run.environment["variables"] = std::move(variables);
   return find_problems(run);
 }
@@ -73,7 +73,7 @@ TEST(RuleNcclEnv, EachVariableIsJudgedOnThisMachine) {
 }
 
 TEST(RuleNcclEnv, ModelEnvFromWhatIfIsNamedAsSuch) {
-  RunDocument run;
+  test::RunJson run;
   run.model = {{"env", {{"NCCL_P2P_LEVEL", "LOC"}}},
                {"nodes", {{{"id", "GPU/0-1"}, {"type", "GPU"}, {"rank", 0}}, {{"id", "GPU/0-2"}, {"type", "GPU"}, {"rank", 1}}}},
                {"paths", {{{"from", "GPU/0-1"}, {"to", "GPU/0-2"}, {"type", "PIX"}, {"bw", 24.0}}}}};

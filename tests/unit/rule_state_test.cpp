@@ -11,10 +11,10 @@ namespace {
 
 using test::kMiB;
 
-std::vector<Finding> findings(const RunDocument& run) { return find_problems(run); }
+std::vector<Finding> findings(const test::RunJson& run) { return find_problems(run); }
 
 TEST(RuleState, MigExplainsACountMismatch) {
-  RunDocument run = test::nvswitch_run(2);
+  test::RunJson run = test::nvswitch_run(2);
   run.system["visibility"]["cuda_device_count"] = 7;
   run.system["gpus"][0]["mig_mode"] = "enabled";
   const auto f = findings(run);
@@ -25,7 +25,7 @@ TEST(RuleState, MigExplainsACountMismatch) {
 }
 
 TEST(RuleState, DiscoveryRecordOfTheMaskExplainsACountMismatch) {
-  RunDocument run = test::nvswitch_run(2);
+  test::RunJson run = test::nvswitch_run(2);
   run.system["visibility"]["cuda_device_count"] = 1;
   run.system["visibility"]["cuda_visible_devices"] = "1";
   const auto f = findings(run);
@@ -35,7 +35,7 @@ TEST(RuleState, DiscoveryRecordOfTheMaskExplainsACountMismatch) {
 }
 
 TEST(RuleState, UnexplainedCountMismatchIsAnError) {
-  RunDocument run = test::nvswitch_run(2);
+  test::RunJson run = test::nvswitch_run(2);
   run.system["visibility"]["cuda_device_count"] = 1;
   const auto f = findings(run);
   ASSERT_EQ(f.size(), 1u);
@@ -43,7 +43,7 @@ TEST(RuleState, UnexplainedCountMismatchIsAnError) {
 }
 
 TEST(RuleState, EccSeverityFollowsTheCounter) {
-  RunDocument run = test::nvswitch_run(2);
+  test::RunJson run = test::nvswitch_run(2);
   run.system["gpus"][1]["ecc"]["aggregate_uncorrected"] = 2;
   auto f = findings(run);
   ASSERT_EQ(f.size(), 1u);
@@ -56,7 +56,7 @@ TEST(RuleState, EccSeverityFollowsTheCounter) {
 }
 
 TEST(RuleState, ThermalThrottleWarnsPowerCapInformsIdleIsSilent) {
-  RunDocument run = test::nvswitch_run(2);
+  test::RunJson run = test::nvswitch_run(2);
   run.system["gpus"][0]["throttle_reasons"] = {"clocks_event_reason_sw_power_cap"};
   auto f = findings(run);
   ASSERT_EQ(f.size(), 1u);
@@ -69,7 +69,7 @@ TEST(RuleState, ThermalThrottleWarnsPowerCapInformsIdleIsSilent) {
 }
 
 TEST(RuleState, WrongDataIsAnError) {
-  RunDocument run = test::nvswitch_run(2);
+  test::RunJson run = test::nvswitch_run(2);
   auto bad = test::copy_point(0, 1, "ce", 64 * kMiB, 390.0);
   bad["status"] = "wrong";
   bad["wrong"] = 12;
@@ -81,7 +81,7 @@ TEST(RuleState, WrongDataIsAnError) {
 }
 
 TEST(RuleState, HighVariationAtBandwidthSizesIsNoiseButNotAtLatencySizes) {
-  RunDocument run = test::nvswitch_run(2);
+  test::RunJson run = test::nvswitch_run(2);
   test::add_copies(run, {test::copy_point(0, 1, "ce", 64 * 1024, 5.0, 0.4), test::copy_point(1, 0, "ce", 64 * 1024, 5.0, 0.3)});
   EXPECT_TRUE(findings(run).empty());
   test::add_copies(run, {test::copy_point(0, 1, "ce", 256 * kMiB, 390.0, 0.08),
@@ -93,7 +93,7 @@ TEST(RuleState, HighVariationAtBandwidthSizesIsNoiseButNotAtLatencySizes) {
 }
 
 TEST(RuleState, VariationIsAWarningWhenLargeOrWidespread) {
-  RunDocument large = test::nvswitch_run(2);
+  test::RunJson large = test::nvswitch_run(2);
   test::add_copies(large, {test::copy_point(0, 1, "ce", 256 * kMiB, 300.0, 0.12),
                            test::copy_point(1, 0, "ce", 256 * kMiB, 391.0, 0.01)});
   auto f = findings(large);
@@ -101,7 +101,7 @@ TEST(RuleState, VariationIsAWarningWhenLargeOrWidespread) {
   EXPECT_EQ(f[0].id, "noisy-measurement");
   EXPECT_EQ(f[0].severity, Severity::kWarning);
 
-  RunDocument widespread = test::nvswitch_run(2);
+  test::RunJson widespread = test::nvswitch_run(2);
   test::add_copies(widespread, {test::copy_point(0, 1, "ce", 256 * kMiB, 390.0, 0.06),
                                 test::copy_point(1, 0, "ce", 256 * kMiB, 391.0, 0.06),
                                 test::copy_point(0, 1, "ce", 1024 * kMiB, 395.0, 0.06)});
@@ -112,7 +112,7 @@ TEST(RuleState, VariationIsAWarningWhenLargeOrWidespread) {
 }
 
 TEST(RuleState, LinkscopeItselfInTheProcessListIsNotForeign) {
-  RunDocument run = test::nvswitch_run(2);
+  test::RunJson run = test::nvswitch_run(2);
   run.system["gpus"][0]["processes"] = {{{"pid", 77}, {"name", "/usr/bin/linkscope"}}};
   EXPECT_TRUE(findings(run).empty());
   run.system["gpus"][0]["processes"].push_back({{"pid", 78}, {"name", "python3"}});

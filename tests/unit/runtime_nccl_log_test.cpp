@@ -150,7 +150,11 @@ TEST(NcclLog, EmptyAndNonNcclTextGiveNoFacts) {
 
 TEST(NcclLog, RunJsonFollowsTheContract) {
   const std::string text = test::read_text(test::fixture("h200x2/nccl-2.28.3-info.log"));
-  const auto json = runtime_run_json(parse_nccl_log(text), "coll all_reduce", {{"NCCL_NVLS_ENABLE", "0"}});
+  model::RuntimeRun run;
+  run.context = "coll all_reduce";
+  run.env = {{"NCCL_NVLS_ENABLE", "0"}};
+  run.info = parse_nccl_log(text);
+  const auto json = model::to_json(run);
   EXPECT_EQ(json.at("context"), "coll all_reduce");
   EXPECT_EQ(json.at("status"), "recorded");
   EXPECT_EQ(json.at("nccl_version"), "2.28.3");

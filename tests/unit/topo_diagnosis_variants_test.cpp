@@ -12,7 +12,7 @@ namespace {
 
 nlohmann::json model_json_of(const std::string& fixture) {
   const auto model = load_topology_string(test::read_text(test::fixture(fixture)), fixture, Environment::from_map({}));
-  return model_to_json(model);
+  return model::to_json(topology_view(model));
 }
 
 const nlohmann::json& node(const nlohmann::json& model, const std::string& id) {
@@ -53,7 +53,7 @@ TEST(TopoDiagnosisVariants, GpuAtALowerPcieGenerationThanItsSiblings) {
 TEST(TopoDiagnosisVariants, GpuWithoutNvlinks) {
   const auto model = load_topology_string(test::read_text(test::fixture("topo-variants/hgx-h200-gpu5-no-nvlink.xml")),
                                           "v.xml", Environment::from_map({}));
-  const auto json = model_to_json(model);
+  const auto json = model::to_json(topology_view(model));
   EXPECT_EQ(node(json, "GPU/0-ab000")["nvlink_count"], 0);
   EXPECT_EQ(node(json, "GPU/0-a3000")["nvlink_count"], 18);
   // Same socket: through the CPU (PHB), P2P off and diverted; other socket: SYS. No NVS entry at all.
@@ -77,7 +77,7 @@ TEST(TopoDiagnosisVariants, GpuWithoutNvlinks) {
 TEST(TopoDiagnosisVariants, GpuWithFewerNvlinksThanItsPeers) {
   const auto model = load_topology_string(
       test::read_text(test::fixture("topo-variants/hgx-h200-gpu2-17-nvlinks.xml")), "v.xml", Environment::from_map({}));
-  const auto json = model_to_json(model);
+  const auto json = model::to_json(topology_view(model));
   const auto& gpu2 = node(json, "GPU/0-93000");
   EXPECT_EQ(gpu2["nvlink_count"], 17);
   ASSERT_EQ(gpu2["nvlinks"].size(), 1u);  // all four switch chips are the one NVS node

@@ -265,7 +265,7 @@ TEST(TopoModel, NotesWhatNcclWouldRefuseButStillModels) {
             "XML Parse : expected >, got '?'); linkscope models it anyway");
   EXPECT_EQ(model.system.count(kGpu), 2);
   EXPECT_NE(render_topology_text(model).find("note: NCCL 2.28.9 would refuse this file"), std::string::npos);
-  EXPECT_EQ(model_to_json(model)["notes"][0], model.notes[0]);
+  EXPECT_EQ(model::to_json(topology_view(model))["notes"][0], model.notes[0]);
 }
 
 TEST(TopoModel, ManyHostHashesAreOneHost) {
@@ -280,7 +280,7 @@ TEST(TopoModel, ManyHostHashesAreOneHost) {
 TEST(TopoModel, JsonStaysValidUtf8WhateverTheAttributeBytes) {
   std::string xml = crafted(1, 1, 80, false);
   xml.replace(xml.find("mlx5_0"), 6, "mlx\xa0\xff\xc3");  // Latin-1 and broken sequences in a NIC name
-  const auto json = model_to_json(load_text(xml));
+  const auto json = model::to_json(topology_view(load_text(xml)));
   EXPECT_NO_THROW(json.dump());
   std::string name;
   for (const auto& node : json["nodes"]) {
