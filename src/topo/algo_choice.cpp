@@ -28,11 +28,21 @@ float algo_time(const TuningModel& tuning, int func, int algo, int proto, uint64
 
 }  // namespace
 
-double bus_bandwidth_factor(int func, int n_ranks) {
-  const double n = n_ranks;
-  if (func == kFuncAllReduce) return n > 0 ? 2.0 * (n - 1) / n : 0.0;
-  if (func == kFuncAllGather || func == kFuncReduceScatter) return n > 0 ? (n - 1) / n : 0.0;
-  return 1.0;
+coll::CollectiveOp collective_op(int func) {
+  switch (func) {
+    case kFuncBroadcast: return coll::CollectiveOp::kBroadcast;
+    case kFuncReduce: return coll::CollectiveOp::kReduce;
+    case kFuncAllGather: return coll::CollectiveOp::kAllGather;
+    case kFuncReduceScatter: return coll::CollectiveOp::kReduceScatter;
+    default: return coll::CollectiveOp::kAllReduce;
+  }
+}
+
+std::optional<int> tuning_func(coll::CollectiveOp op) {
+  for (int func = 0; func < kFuncCount; ++func) {
+    if (collective_op(func) == op) return func;
+  }
+  return std::nullopt;
 }
 
 const char* nccl_result_text(int result) {
@@ -113,7 +123,7 @@ AlgoChoice choose_algorithm(const TuningModel& tuning, const ChoiceContext& cont
   choice.threads = nt;
 
   choice.algbw_gbps = gigabytes_per_second(bytes, static_cast<double>(choice.time_us) * 1e-6);
-  choice.busbw_gbps = choice.algbw_gbps * bus_bandwidth_factor(func, context.n_ranks);
+  choice.busbw_gbps = choice.algbw_gbps * coll::bus_factor(collective_op(func), context.n_ranks);
   return choice;
 }
 

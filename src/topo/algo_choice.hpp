@@ -3,9 +3,11 @@
 // graph/tuning.cc ncclTopoGetAlgoTime): the algorithm and protocol with the lowest predicted time, and the
 // channel count NCCL allows for that size; one operation per group, no tuner plugin, CollNet and NVLS off.
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "plan/collective_spec.hpp"
 #include "topo/tuning_model.hpp"
 
 namespace linkscope::topo {
@@ -21,7 +23,7 @@ struct AlgoChoice {
   int threads = 0;          // threads per channel
   float time_us = 0.0f;     // NCCL's predicted time
   double algbw_gbps = 0.0;  // bytes / time
-  double busbw_gbps = 0.0;  // algbw x nccl-tests' bus factor
+  double busbw_gbps = 0.0;  // algbw x nccl-tests' bus factor (coll::bus_factor)
 };
 
 // What the choice reads besides the tables.
@@ -33,8 +35,10 @@ struct ChoiceContext {
 
 AlgoChoice choose_algorithm(const TuningModel& tuning, const ChoiceContext& context, int func, uint64_t bytes);
 
-// nccl-tests' bus bandwidth factor: all_reduce 2(n-1)/n; all_gather, reduce_scatter (n-1)/n; broadcast, reduce 1.
-double bus_bandwidth_factor(int func, int n_ranks);
+// The collective a tuning function stands for (kFuncAllReduce -> all_reduce), and back (nullopt for operations NCCL
+// does not tune as a collective: alltoall, sendrecv, gather, scatter).
+coll::CollectiveOp collective_op(int func);
+std::optional<int> tuning_func(coll::CollectiveOp op);
 
 // NCCL's text for a result code as the harness prints it ("invalid usage (run with NCCL_DEBUG=WARN for details)").
 const char* nccl_result_text(int result);

@@ -230,17 +230,6 @@ bool tuning_lines(const CommunicatorModel& comm, std::vector<std::string>& out) 
 // The harness's order: AllReduce, AllGather, ReduceScatter, Broadcast, Reduce.
 constexpr int kReportOrder[] = {kFuncAllReduce, kFuncAllGather, kFuncReduceScatter, kFuncBroadcast, kFuncReduce};
 
-// nccl-tests' names.
-const char* test_name(int func) {
-  switch (func) {
-    case kFuncAllReduce: return "all_reduce";
-    case kFuncAllGather: return "all_gather";
-    case kFuncReduceScatter: return "reduce_scatter";
-    case kFuncBroadcast: return "broadcast";
-    default: return "reduce";
-  }
-}
-
 }  // namespace
 
 std::vector<std::string> nccl_search_log_lines(const TopologyModel& model, const CommunicatorModel& comm) {
@@ -300,7 +289,8 @@ std::string render_prediction_table(const CommunicatorModel& comm, const std::ve
       comm.ring.bw_intra, path_type_name(comm.ring.type_intra), comm.tree.n_channels, comm.tree.bw_intra,
       path_type_name(comm.tree.type_intra), comm.tree.pattern);
   for (const int func : funcs) {
-    text += fmt::format("\n{} (busbw = algbw x {:.3f})\n", test_name(func), bus_bandwidth_factor(func, comm.n_ranks));
+    const coll::CollectiveOp op = collective_op(func);
+    text += fmt::format("\n{} (busbw = algbw x {:.3f})\n", coll::op_name(op), coll::bus_factor(op, comm.n_ranks));
     std::vector<std::vector<std::string>> rows = {
         {"size", "bytes", "algorithm", "protocol", "channels", "time (us)", "algbw (GB/s)", "busbw (GB/s)"}};
     for (const AlgoChoice& choice : predict_collective(comm, func)) {
