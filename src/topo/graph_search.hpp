@@ -29,11 +29,13 @@ struct GraphSearchResult {
   bool fell_back = false; // nothing found: NCCL's "simple order" (bw 0.1, SYS/SYS, one channel)
   // channels[c] = the GPUs of channel c in order, as ranks (NCCL graph->intra).
   std::vector<std::vector<int>> channels;
-  // Search effort, for the curious: steps taken against the global budget NCCL_SEARCH_GLOBAL_TIMEOUT.
+  // Search effort (not printed by NCCL): ncclTopoSearchRecGpu calls over all the searches for this graph, the
+  // steps NCCL's budgets count.
   int64_t steps = 0;
 };
 
-// What NCCL asks for: the ring first (1..32 channels), then the tree with exactly the ring's channel count.
+// What NCCL asks for: the ring first (1..32 channels), then the balanced tree with exactly the ring's channel count
+// (init.cc). NCCL 2.28.9 never asks for the split tree (pattern 2), though the search handles it.
 struct GraphRequest {
   int id = 0;
   int pattern = kPatternRing;
