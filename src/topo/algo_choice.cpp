@@ -57,6 +57,7 @@ const char* nccl_result_text(int result) {
 AlgoChoice choose_algorithm(const TuningModel& tuning, const ChoiceContext& context, int func, uint64_t bytes) {
   AlgoChoice choice;
   choice.func = func;
+  choice.size = bytes;
   choice.bytes = bytes;
 
   // updateCollCostTable: CollNet and NVLS are not supported here; one rank is a local copy (Ring/Simple, 0 us).

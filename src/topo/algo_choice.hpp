@@ -14,6 +14,7 @@ namespace linkscope::topo {
 
 struct AlgoChoice {
   int func = 0;
+  uint64_t size = 0;        // the size asked for (predict_collective), before the per-rank count is rounded
   uint64_t bytes = 0;       // nBytes as the tuner sees it (AllGather/ReduceScatter: the whole buffer)
   bool ok = false;          // false: NCCL finds no algorithm/protocol and the call fails
   int nccl_result = 0;      // when !ok: 5 (invalid usage: NCCL_ALGO/NCCL_PROTO left nothing) or 3 (internal error)

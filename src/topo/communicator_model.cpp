@@ -110,11 +110,22 @@ std::vector<uint64_t> prediction_sizes() {
   return sizes;
 }
 
+uint64_t tuner_bytes(int func, int n_ranks, uint64_t size) {
+  const bool per_rank = func == kFuncAllGather || func == kFuncReduceScatter;  // count is per rank: x ranks
+  const uint64_t ranks = per_rank ? static_cast<uint64_t>(n_ranks) : 1;
+  const bool reduces = func == kFuncAllReduce || func == kFuncReduce || func == kFuncReduceScatter;
+  const uint64_t element = reduces && size % (4 * ranks) == 0 ? 4 : 1;  // float32, else int8
+  return element * ranks * (size / (element * ranks));
+}
+
 std::vector<AlgoChoice> predict_collective(const CommunicatorModel& comm, int func) {
   std::vector<AlgoChoice> choices;
   // With one rank NCCL copies the buffer itself (enqueue.cc ncclLaunchOneRank) and never asks the tuner.
   if (!comm.unavailable.empty() || !comm.tuning.error.empty() || comm.n_ranks <= 1) return choices;
-  for (const uint64_t bytes : prediction_sizes()) choices.push_back(predict_call(comm, func, bytes));
+  for (const uint64_t size : prediction_sizes()) {
+    choices.push_back(predict_call(comm, func, tuner_bytes(func, comm.n_ranks, size)));
+    choices.back().size = size;
+  }
   return choices;
 }
 

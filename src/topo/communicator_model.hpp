@@ -35,12 +35,17 @@ struct CommunicatorModel {
 
 CommunicatorModel model_communicator(const TopologyModel& model, const CommParams& params);
 
-// NCCL's choice for one collective (kFuncAllReduce ...) and size; see AlgoChoice.
+// NCCL's choice for one collective (kFuncAllReduce ...) of `bytes` as the tuner sees them; see AlgoChoice.
 AlgoChoice predict_call(const CommunicatorModel& comm, int func, uint64_t bytes);
 // 2^3 .. 2^33 bytes, the sizes of the expected-output harness.
 std::vector<uint64_t> prediction_sizes();
-// predict_call at every prediction size; empty when there is no model, NCCL refuses the communicator, or there is
-// one rank (NCCL then copies the buffer without asking the tuner).
+// The bytes the tuner sees for a call of about `size` bytes, as the expected-output harness makes the call:
+// elementSize x ncclFuncMaxSendRecvCount(count), float32 for reductions whose per-rank count comes out whole, else
+// int8 (AllGather and Broadcast always int8); the per-rank count of AllGather/ReduceScatter is size / (ranks x
+// element size), rounded down. With 2, 4 or 8 ranks that is `size` itself.
+uint64_t tuner_bytes(int func, int n_ranks, uint64_t size);
+// predict_call at every prediction size (AlgoChoice::size = the size asked, bytes = tuner_bytes); empty when there is
+// no model, NCCL refuses the communicator, or there is one rank (NCCL then copies the buffer without the tuner).
 std::vector<AlgoChoice> predict_collective(const CommunicatorModel& comm, int func);
 
 }  // namespace linkscope::topo

@@ -295,11 +295,11 @@ std::string render_prediction_table(const CommunicatorModel& comm, const std::ve
         {"size", "bytes", "algorithm", "protocol", "channels", "time (us)", "algbw (GB/s)", "busbw (GB/s)"}};
     for (const AlgoChoice& choice : predict_collective(comm, func)) {
       if (!choice.ok) {
-        rows.push_back({format_size(choice.bytes), std::to_string(choice.bytes),
+        rows.push_back({format_size(choice.size), std::to_string(choice.bytes),
                         fmt::format("none: {}", nccl_result_text(choice.nccl_result))});
         continue;
       }
-      rows.push_back({format_size(choice.bytes), std::to_string(choice.bytes), algo_name(choice.algorithm),
+      rows.push_back({format_size(choice.size), std::to_string(choice.bytes), algo_name(choice.algorithm),
                       proto_name(choice.protocol), std::to_string(choice.channels),
                       fmt::format("{:.2f}", choice.time_us), fmt::format("{:.2f}", choice.algbw_gbps),
                       fmt::format("{:.2f}", choice.busbw_gbps)});

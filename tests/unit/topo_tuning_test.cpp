@@ -6,6 +6,7 @@
 #include "topo/algo_proto_list.hpp"
 #include "topo/channel_setup.hpp"
 #include "topo/comm_params.hpp"
+#include "topo/communicator_model.hpp"
 #include "topo/nccl_param.hpp"
 #include "topo/tuning_model.hpp"
 
@@ -172,6 +173,19 @@ TEST(TopoAlgoChoice, LowestTimeThenFewerChannelsForSmallSizes) {
   EXPECT_FALSE(refused.ok);
   EXPECT_EQ(refused.nccl_result, 5);
   EXPECT_STREQ(nccl_result_text(refused.nccl_result), "invalid usage (run with NCCL_DEBUG=WARN for details)");
+}
+
+TEST(TopoAlgoChoice, BytesTheTunerSeesForEachSize) {
+  // Powers of two on 2, 4 or 8 ranks: the size itself, whatever the element type.
+  EXPECT_EQ(tuner_bytes(kFuncAllGather, 8, 8), 8u);
+  EXPECT_EQ(tuner_bytes(kFuncReduceScatter, 8, 16), 16u);  // int8: 16 / 32 is not whole in float32
+  EXPECT_EQ(tuner_bytes(kFuncAllReduce, 3, 8), 8u);
+  // Per-rank counts of AllGather / ReduceScatter are rounded down.
+  EXPECT_EQ(tuner_bytes(kFuncAllGather, 3, 8), 6u);
+  EXPECT_EQ(tuner_bytes(kFuncReduceScatter, 3, 1024), 1023u);
+  EXPECT_EQ(tuner_bytes(kFuncReduceScatter, 3, 12), 12u);  // float32: 1 element per rank
+  EXPECT_EQ(tuner_bytes(kFuncAllGather, 16, 8), 0u);
+  EXPECT_EQ(tuner_bytes(kFuncBroadcast, 16, 8), 8u);
 }
 
 TEST(TopoAlgoChoice, CollectivesAndTheirTuningFunctions) {
