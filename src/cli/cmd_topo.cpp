@@ -14,6 +14,7 @@
 #include "plan/collective_spec.hpp"
 #include "runtime/launch_environment.hpp"
 #include "topo/communicator_model.hpp"
+#include "topo/prediction_text.hpp"
 #include "topo/search_log_printer.hpp"
 #include "topo/topology_model.hpp"
 
@@ -114,8 +115,8 @@ Command add_topo_command(CLI::App& parent, const std::vector<std::string>& argv)
   CLI::Option* predict =
       command.app
           ->add_option("--predict", options->predict_op,
-                       "with --xml: NCCL's tuner choice per size (algorithm, protocol, channels, predicted time, algbw, "
-                       "busbw) for one collective (all_reduce ...) or, without one, every collective it tunes")
+                       "with --xml: NCCL's tuner choice per size (algorithm, protocol, channels, predicted time, "
+                       "algbw, busbw) for one collective (all_reduce ...) or, without one, every collective it tunes")
           ->expected(0, 1);
   command.app->add_option("--sysfs-root", options->sysfs_root,
                           "live: read /sys and /proc/cpuinfo below DIR (a snapshot) instead of this machine's");

@@ -22,8 +22,4 @@ std::vector<std::string> nccl_algo_lines(const CommunicatorModel& comm);
 // Both, one line each; "" when the communicator could not be modelled.
 std::string render_search_log(const TopologyModel& model, const CommunicatorModel& comm);
 
-// `linkscope topo --predict`: per size the algorithm, protocol, channels, predicted time, algbw and busbw of each
-// collective in `funcs` (kFuncAllReduce ...), as a readable table.
-std::string render_prediction_table(const CommunicatorModel& comm, const std::vector<int>& funcs);
-
 }  // namespace linkscope::topo
