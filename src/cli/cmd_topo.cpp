@@ -117,7 +117,8 @@ Command add_topo_command(CLI::App& parent, const std::vector<std::string>& argv)
           ->add_option("--predict", options->predict_op,
                        "with --xml: NCCL's tuner choice per size (algorithm, protocol, channels, predicted time, "
                        "algbw, busbw) for one collective (all_reduce ...) or, without one, every collective it tunes")
-          ->expected(0, 1);
+          ->expected(0, 1)
+          ->type_name("[OP]");
   command.app->add_option("--sysfs-root", options->sysfs_root,
                           "live: read /sys and /proc/cpuinfo below DIR (a snapshot) instead of this machine's");
   command.app->add_option("--dump-xml", options->dump_xml, "live: write the synthesized NCCL topology XML to FILE");
