@@ -12,7 +12,11 @@
 #include "core/file_io.hpp"
 #include "model/run_file.hpp"
 #include "platform/mpi_session.hpp"
+#include "plan/collective_spec.hpp"
 #include "runtime/launch_environment.hpp"
+#include "topo/communicator_model.hpp"
+#include "topo/prediction_text.hpp"
+#include "topo/search_log_printer.hpp"
 #include "topo/topology_model.hpp"
 
 namespace linkscope::cli {
@@ -21,12 +25,32 @@ struct TopoOptions {
   std::string xml_path;
   std::string format = "text";            // text | json | nccl-log
   std::vector<std::string> env_assignments;  // --env NAME=VALUE, applied over the process environment
+  bool predict = false;                   // --predict [op]: NCCL's tuner choice per size, as a table
+  std::string predict_op;                 // empty: every collective NCCL tunes
   // Live mode only
   std::string sysfs_root;
   std::string dump_xml;
   bool no_nccl = false;
   double mpi_timeout_s = 60;
 };
+
+namespace {
+
+// The collectives `--predict [op]` asks about, in nccl-tests' order; every one NCCL's tuner covers without an op.
+std::vector<int> predicted_funcs(const std::string& op_text) {
+  std::vector<int> funcs;
+  for (const coll::CollectiveOp op : coll::all_collective_ops()) {
+    const auto func = topo::tuning_func(op);
+    if (func && (op_text.empty() || coll::parse_op(op_text) == op)) funcs.push_back(*func);
+  }
+  if (funcs.empty()) {
+    throw UsageError("--predict " + op_text +
+                     ": NCCL's tuner chooses for all_reduce, all_gather, reduce_scatter, broadcast and reduce");
+  }
+  return funcs;
+}
+
+}  // namespace
 
 // Models `options.xml_path` and prints it in `options.format`; returns the exit code. Errors are thrown
 // (InputError for the file, UsageError for a bad --env) and mapped by main().
@@ -38,13 +62,18 @@ int run_topo_offline(const TopoOptions& options, const std::vector<std::string>&
   }
   const topo::TopologyModel model = topo::load_topology_file(options.xml_path, env);
   std::string output;
-  if (options.format == "json") {
+  if (options.predict) {
+    output = topo::render_prediction_table(topo::model_communicator(model, topo::resolve_comm_params(env)),
+                                           predicted_funcs(options.predict_op));
+  } else if (options.format == "json") {
     model::Run run = model::make_run("topo", argv);
     run.environment.variables = env.relevant();
     run.topology = topo::topology_view(model);
     output = model::run_text(run);
   } else if (options.format == "nccl-log") {
-    output = topo::render_nccl_log(model);
+    // Then what NCCL prints from the graph search to the end of the communicator's init, and its tuner's choices.
+    output = topo::render_nccl_log(model) +
+             topo::render_search_log(model, topo::model_communicator(model, topo::resolve_comm_params(env)));
   } else {
     output = topo::render_topology_text(model);
   }
@@ -84,6 +113,13 @@ Command add_topo_command(CLI::App& parent, const std::vector<std::string>& argv)
       ->check(CLI::IsMember({"text", "json", "nccl-log"}));
   command.app->add_option("--env", options->env_assignments,
                           "NAME=VALUE: model NCCL as if this variable were set (repeatable; e.g. NCCL_P2P_LEVEL=PIX)");
+  CLI::Option* predict =
+      command.app
+          ->add_option("--predict", options->predict_op,
+                       "with --xml: NCCL's tuner choice per size (algorithm, protocol, channels, predicted time, "
+                       "algbw, busbw) for one collective (all_reduce ...) or, without one, every collective it tunes")
+          ->expected(0, 1)
+          ->type_name("[OP]");
   command.app->add_option("--sysfs-root", options->sysfs_root,
                           "live: read /sys and /proc/cpuinfo below DIR (a snapshot) instead of this machine's");
   command.app->add_option("--dump-xml", options->dump_xml, "live: write the synthesized NCCL topology XML to FILE");
@@ -92,7 +128,12 @@ Command add_topo_command(CLI::App& parent, const std::vector<std::string>& argv)
                           "under mpirun/srun: seconds rank 0 waits for another rank at each step before it ends the job")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
-  command.run = [options, argv] {
+  command.run = [options, argv, predict] {
+    options->predict = predict->count() > 0;
+    if (options->predict && options->xml_path.empty()) throw UsageError("--predict needs --xml FILE");
+    if (options->predict && options->format != "text") {
+      throw UsageError("--predict prints a table; it does not combine with --format " + options->format);
+    }
     if (options->xml_path.empty()) return run_topo_live_mode(*options, argv);
     if (!options->sysfs_root.empty() || !options->dump_xml.empty() || options->no_nccl) {
       throw UsageError("--sysfs-root, --dump-xml and --no-nccl describe the live machine; --xml models a file");

@@ -5,27 +5,24 @@
 #include <fmt/format.h>
 
 #include "topo/nccl_numbers.hpp"
+#include "topo/nccl_param.hpp"
 #include "topo/topo_types.hpp"
 
 namespace linkscope::topo {
 
 namespace {
 
-// NCCL_PARAM: empty or unset -> default; strtoll(value, 0); overflow -> default; non-numeric -> 0.
+// NCCL_PARAM (read_nccl_int_param), recording the variable and, where NCCL ignores or misreads it, why.
 int64_t numeric_param(const Environment& env, const char* name, int64_t fallback, NcclParams& params) {
-  const auto value = env.get(name);
-  if (!value) return fallback;
-  params.used[name] = *value;
-  if (value->empty()) return fallback;
-  const CInteger parsed = c_strtol(*value);
-  if (parsed.overflow) {
-    params.ignored[name] = fmt::format("{}={} is out of range; NCCL keeps the default {}", name, *value, fallback);
-    return fallback;
+  const NcclIntParam param = read_nccl_int_param(env, name, fallback);
+  if (!param.raw) return fallback;
+  params.used[name] = *param.raw;
+  if (param.out_of_range) {
+    params.ignored[name] = fmt::format("{}={} is out of range; NCCL keeps the default {}", name, *param.raw, fallback);
+  } else if (!param.raw->empty() && !param.is_number) {
+    params.ignored[name] = fmt::format("{}={} is not a number; NCCL reads it as 0", name, *param.raw);
   }
-  if (!parsed.parsed_digits) {
-    params.ignored[name] = fmt::format("{}={} is not a number; NCCL reads it as 0", name, *value);
-  }
-  return parsed.value;
+  return param.value;
 }
 
 // NCCL stores the int64 parameter in an int where the code compares it (ncclPxnDisable); keep that wrap.

@@ -1,6 +1,7 @@
 #include "topo_expected_output.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <filesystem>
 #include <regex>
 #include <sstream>
@@ -8,8 +9,6 @@
 #include "support/run_command.hpp"
 
 namespace linkscope::test {
-
-namespace {
 
 std::string strip_prefix(const std::string& line) {
   static const std::string kMarker = " NCCL INFO ";
@@ -22,7 +21,11 @@ bool is_path_line(const std::string& line) {
   return std::regex_match(line, kPathLine);
 }
 
-}  // namespace
+std::string joined_lines(const std::vector<std::string>& lines) {
+  std::string text;
+  for (const auto& line : lines) text += line + "\n";
+  return text;
+}
 
 ExpectedOutput parse_expected_output(const std::string& text) {
   static const std::regex kP2p(
@@ -75,10 +78,15 @@ ExpectedOutput parse_expected_output(const std::string& text) {
 }
 
 std::vector<TopoGoldenCase> discover_topo_golden_cases() {
+  return discover_golden_cases("expected-nccl-2.28.9", {"topo", "topo-variants"});
+}
+
+std::vector<TopoGoldenCase> discover_golden_cases(const std::string& expected_name,
+                                                  const std::vector<std::string>& dirs) {
   namespace fs = std::filesystem;
   std::vector<TopoGoldenCase> cases;
-  for (const std::string& dir : {std::string("topo"), std::string("topo-variants")}) {
-    const fs::path expected_dir = fixture(dir + "/expected-nccl-2.28.9");
+  for (const std::string& dir : dirs) {
+    const fs::path expected_dir = fixture(dir + "/" + expected_name);
     if (!fs::is_directory(expected_dir)) continue;
     for (const auto& entry : fs::directory_iterator(expected_dir)) {
       if (entry.path().extension() != ".txt") continue;
@@ -106,11 +114,24 @@ std::vector<TopoGoldenCase> discover_topo_golden_cases() {
           break;
         }
       }
+      // "h200x2-nccl-topo-dump" names tests/fixtures/h200x2/nccl-topo-dump.xml.
+      const auto dash = base.find('-');
+      if (golden.xml_path.empty() && dash != std::string::npos &&
+          fs::exists(fixture(base.substr(0, dash) + "/" + base.substr(dash + 1) + ".xml"))) {
+        golden.xml_name = base.substr(dash + 1) + ".xml";
+        golden.xml_path = fixture(base.substr(0, dash) + "/" + golden.xml_name);
+      }
       cases.push_back(std::move(golden));
     }
   }
   std::sort(cases.begin(), cases.end(), [](const auto& a, const auto& b) { return a.name < b.name; });
   return cases;
+}
+
+std::string golden_case_name(const TopoGoldenCase& golden) {
+  std::string name;
+  for (const char c : golden.name) name += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
+  return name;
 }
 
 }  // namespace linkscope::test

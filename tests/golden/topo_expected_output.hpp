@@ -47,8 +47,20 @@ struct TopoGoldenCase {
 };
 
 ExpectedOutput parse_expected_output(const std::string& text);
+// A log line without its "host:pid:tid [dev] NCCL INFO " prefix (lines without one are returned as they are).
+std::string strip_prefix(const std::string& line);
+// NCCL's path lines ("GPU/0-1a000 :GPU/0-1a000 (0/5000.0/LOC) ...", "NET/0-0 :...").
+bool is_path_line(const std::string& line);
+// Each line followed by '\n' (for comparisons that print whole blocks on failure).
+std::string joined_lines(const std::vector<std::string>& lines);
 // Every *.txt in tests/fixtures/{topo,topo-variants}/expected-nccl-2.28.9/, sorted by name. The XML is
 // looked up beside the expected directory, then in tests/fixtures/topo/.
 std::vector<TopoGoldenCase> discover_topo_golden_cases();
+// The same for tests/fixtures/DIR/`expected_name`/ for each DIR in `dirs`; a name "D-REST" whose XML is not found
+// there means tests/fixtures/D/REST.xml (h200x2-nccl-topo-dump: h200x2/nccl-topo-dump.xml).
+std::vector<TopoGoldenCase> discover_golden_cases(const std::string& expected_name,
+                                                  const std::vector<std::string>& dirs);
+// A GoogleTest parameter name for a case: its file stem with every non-alphanumeric character as '_'.
+std::string golden_case_name(const TopoGoldenCase& golden);
 
 }  // namespace linkscope::test

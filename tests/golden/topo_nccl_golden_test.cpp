@@ -18,12 +18,6 @@ namespace {
 
 using test::TopoGoldenCase;
 
-std::string joined(const std::vector<std::string>& lines) {
-  std::string text;
-  for (const auto& line : lines) text += line + "\n";
-  return text;
-}
-
 class TopoNcclGolden : public ::testing::TestWithParam<TopoGoldenCase> {};
 
 TEST_P(TopoNcclGolden, MatchesNcclOutput) {
@@ -35,9 +29,10 @@ TEST_P(TopoNcclGolden, MatchesNcclOutput) {
   const auto env = Environment::from_map({golden.env.begin(), golden.env.end()});
   const auto model = topo::load_topology_string(test::read_text(golden.xml_path), golden.xml_name, env);
 
-  EXPECT_EQ(joined(model.info_lines), joined(expected.before_block));
-  EXPECT_EQ(joined(topo::nccl_system_block_lines(model)), joined(expected.system_block));
-  EXPECT_EQ(joined(topo::nccl_path_lines(model)), joined(expected.path_lines));
+  EXPECT_EQ(test::joined_lines(model.info_lines), test::joined_lines(expected.before_block));
+  EXPECT_EQ(test::joined_lines(topo::nccl_system_block_lines(model)),
+            test::joined_lines(expected.system_block));
+  EXPECT_EQ(test::joined_lines(topo::nccl_path_lines(model)), test::joined_lines(expected.path_lines));
 
   // P2P: one harness line per ordered rank pair.
   if (!expected.p2p.empty()) {
@@ -82,9 +77,7 @@ TEST_P(TopoNcclGolden, MatchesNcclOutput) {
 }
 
 std::string case_name(const ::testing::TestParamInfo<TopoGoldenCase>& info) {
-  std::string name;
-  for (const char c : info.param.name) name += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
-  return name;
+  return test::golden_case_name(info.param);
 }
 
 INSTANTIATE_TEST_SUITE_P(ExpectedFiles, TopoNcclGolden, ::testing::ValuesIn(test::discover_topo_golden_cases()),

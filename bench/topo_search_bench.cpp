@@ -1,0 +1,49 @@
+// NCCL 2.28.9's graph search, channel setup, tuning model and tuner choices (model_communicator and every
+// collective x 31 sizes) on the synthetic 72-GPU NVSwitch system with 72 NICs (synthetic_72gpu_xml.hpp). Target:
+// <= 1 s on one core. The topology model is built once, outside the timing; bench/NOTES.md has the numbers.
+#include <benchmark/benchmark.h>
+
+#include "core/environment.hpp"
+#include "synthetic_72gpu_xml.hpp"
+#include "topo/communicator_model.hpp"
+#include "topo/search_log_printer.hpp"
+#include "topo/topology_model.hpp"
+
+namespace {
+
+const linkscope::topo::TopologyModel& model_72_gpus() {
+  static const auto model = linkscope::topo::load_topology_string(
+      linkscope::bench::synthetic_72_gpu_xml(), "synthetic-72gpu.xml", linkscope::Environment::from_map({}));
+  return model;
+}
+
+void BM_SearchAndTuning72Gpus72Nics(benchmark::State& state) {
+  const auto& model = model_72_gpus();
+  const auto params = linkscope::topo::resolve_comm_params(linkscope::Environment::from_map({}));
+  int64_t steps = 0;
+  std::size_t choices = 0;
+  for (auto _ : state) {
+    const auto comm = linkscope::topo::model_communicator(model, params);
+    choices = 0;
+    for (int func = 0; func < linkscope::topo::kFuncCount; ++func) {
+      choices += linkscope::topo::predict_collective(comm, func).size();
+    }
+    steps = comm.ring.steps + comm.tree.steps;
+    benchmark::DoNotOptimize(choices);
+  }
+  state.counters["search_steps"] = static_cast<double>(steps);
+  state.counters["choices"] = static_cast<double>(choices);
+}
+BENCHMARK(BM_SearchAndTuning72Gpus72Nics)->Unit(benchmark::kMillisecond);
+
+void BM_SearchLogRendering72Gpus72Nics(benchmark::State& state) {
+  const auto& model = model_72_gpus();
+  const auto comm = linkscope::topo::model_communicator(
+      model, linkscope::topo::resolve_comm_params(linkscope::Environment::from_map({})));
+  for (auto _ : state) benchmark::DoNotOptimize(linkscope::topo::render_search_log(model, comm));
+}
+BENCHMARK(BM_SearchLogRendering72Gpus72Nics)->Unit(benchmark::kMillisecond);
+
+}  // namespace
+
+BENCHMARK_MAIN();
