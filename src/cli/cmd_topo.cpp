@@ -1,5 +1,7 @@
 // `linkscope topo`: NCCL 2.28.9's topology model, of a topology XML (--xml FILE, offline) or of this machine
 // (live: sysfs, NVML and CUDA facts, the NCCL topology XML synthesized from them, and NCCL's own view).
+#include <sys/stat.h>
+
 #include <cstdio>
 #include <memory>
 #include <string>
@@ -84,6 +86,12 @@ int run_topo_offline(const TopoOptions& options, const std::vector<std::string>&
 namespace {
 
 int run_topo_live_mode(const TopoOptions& options, const std::vector<std::string>& argv) {
+  if (!options.sysfs_root.empty()) {
+    struct stat info {};
+    if (::stat(options.sysfs_root.c_str(), &info) != 0 || !S_ISDIR(info.st_mode)) {
+      throw UsageError("--sysfs-root " + options.sysfs_root + ": no such directory");
+    }
+  }
   TopoLiveOptions live;
   live.format = options.format;
   live.sysfs_root = options.sysfs_root.empty() ? "/" : options.sysfs_root;

@@ -1,5 +1,6 @@
 #pragma once
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -12,6 +13,11 @@
 namespace linkscope {
 
 std::string read_input_file(const std::string& path, std::uint64_t max_bytes, std::string_view what);
+
+// Reads at most `max_bytes` of a regular file without blocking (a FIFO, a device or a directory is refused; a file
+// that is larger, such as a 1 GB sparse file where a one-line attribute was expected, too). For the machine's own
+// files (/sys, /proc), whose size the kernel reports as 0 or 4096: nullopt with `why` when refused or unreadable.
+std::optional<std::string> read_small_file(const std::string& path, std::uint64_t max_bytes, std::string* why = nullptr);
 
 // Throws InputError naming `path` when the write fails or `path` is one of `inputs` (the same file, by inode).
 void write_file_atomically(const std::string& path, std::string_view content,

@@ -114,7 +114,7 @@ NicDevice read_interface(const SysfsRoot& root, const PciTree& pci, const std::s
   nic.operstate = root.read_attribute(entry + "/operstate");
   if (const auto speed = root.read_attribute(entry + "/speed")) {
     const long value = std::strtol(speed->c_str(), nullptr, 10);
-    if (value > 0) nic.speed_mbit_s = value;
+    if (value > 0 && value <= 10'000'000) nic.speed_mbit_s = value;  // up to 10 Tb/s; -1 means "unknown"
   }
   if (addressed != nullptr) nic.has_address = addressed->count(name) > 0;
   return nic;

@@ -30,7 +30,8 @@ std::optional<long long> mem_total_bytes(const std::string& meminfo) {
     const auto key = line.find("MemTotal:");
     if (key == std::string::npos) continue;
     const long long kib = std::strtoll(line.c_str() + key + 9, nullptr, 10);
-    if (kib > 0) return kib * 1024;
+    // A node of more than 2^40 KiB (1 EiB) is no memory the kernel reports; it would overflow the byte count.
+    if (kib > 0 && kib < (1LL << 40)) return kib * 1024;
   }
   return std::nullopt;
 }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cerrno>
 #include <cstdlib>
 
 #include <fmt/format.h>
@@ -24,13 +25,23 @@ std::optional<unsigned long> parse_hex_field(std::string_view text, std::size_t 
   return value;
 }
 
-std::optional<long> parse_integer(const std::optional<std::string>& text) {
+// The whole attribute as one integer in [low, high] (decimal or 0x hex); anything else is not a value the kernel
+// writes there (a width of 4294967297 must not wrap around to 1 and look like a degraded link).
+std::optional<long> parse_integer(const std::optional<std::string>& text, long low, long high) {
   if (!text || text->empty()) return std::nullopt;
+  errno = 0;
   char* end = nullptr;
   const long value = std::strtol(text->c_str(), &end, 0);
-  if (end == text->c_str()) return std::nullopt;
+  if (end == text->c_str() || errno == ERANGE) return std::nullopt;
+  while (*end == ' ' || *end == '\t' || *end == '\n') ++end;
+  if (*end != '\0' || value < low || value > high) return std::nullopt;
   return value;
 }
+
+// PCIe links are x1 ... x32.
+constexpr long kMaxLinkWidth = 32;
+// The kernel's MAX_NUMNODES is at most 1024; -1 means "no NUMA information".
+constexpr long kMaxNumaNode = 1023;
 
 }  // namespace
 
@@ -82,7 +93,7 @@ bool is_sysfs_bdf(std::string_view c) {
 
 std::optional<std::uint32_t> PciDevice::class_code() const {
   if (!class_id) return std::nullopt;
-  const auto value = parse_integer(class_id);
+  const auto value = parse_integer(class_id, 0, 0xffffff);
   if (!value || *value < 0) return std::nullopt;
   return static_cast<std::uint32_t>(*value);
 }
@@ -103,18 +114,18 @@ bool PciDevice::is_network() const {
 }
 
 std::optional<int> PciDevice::numa_node_id() const {
-  const auto value = parse_integer(numa_node);
+  const auto value = parse_integer(numa_node, -1, kMaxNumaNode);
   return value ? std::optional<int>(static_cast<int>(*value)) : std::nullopt;
 }
 
 std::optional<int> PciDevice::current_width() const {
-  const auto value = parse_integer(current_link_width);
-  return value && *value > 0 ? std::optional<int>(static_cast<int>(*value)) : std::nullopt;
+  const auto value = parse_integer(current_link_width, 1, kMaxLinkWidth);
+  return value ? std::optional<int>(static_cast<int>(*value)) : std::nullopt;
 }
 
 std::optional<int> PciDevice::max_width() const {
-  const auto value = parse_integer(max_link_width);
-  return value && *value > 0 ? std::optional<int>(static_cast<int>(*value)) : std::nullopt;
+  const auto value = parse_integer(max_link_width, 1, kMaxLinkWidth);
+  return value ? std::optional<int>(static_cast<int>(*value)) : std::nullopt;
 }
 
 std::optional<int> PciDevice::current_generation() const {

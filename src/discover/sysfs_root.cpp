@@ -6,8 +6,8 @@
 
 #include <algorithm>
 #include <climits>
-#include <fstream>
-#include <sstream>
+
+#include "core/file_io.hpp"
 
 namespace linkscope::discover {
 
@@ -35,6 +35,8 @@ std::string join_components(const std::vector<std::string>& parts) {
 }
 
 constexpr int kMaxSymlinks = 40;  // as the kernel's ELOOP limit
+constexpr std::uint64_t kMaxAttributeBytes = 64 * 1024;
+constexpr std::uint64_t kMaxFileBytes = 8 * 1024 * 1024;
 
 }  // namespace
 
@@ -65,7 +67,20 @@ std::string_view path_dirname(std::string_view path) {
   return path.substr(0, slash);
 }
 
-SysfsRoot::SysfsRoot(std::string root) : root_(root.empty() ? "/" : normalize_path(root)) {}
+namespace {
+
+// A relative root is taken from the current directory, as every other path on the command line.
+std::string absolute_root(const std::string& root) {
+  if (root.empty()) return "/";
+  if (root.front() == '/') return normalize_path(root);
+  char cwd[PATH_MAX];
+  if (::getcwd(cwd, sizeof cwd) == nullptr) return normalize_path("/" + root);
+  return normalize_path(std::string(cwd) + "/" + root);
+}
+
+}  // namespace
+
+SysfsRoot::SysfsRoot(std::string root) : root_(absolute_root(root)) {}
 
 std::string SysfsRoot::host_path(std::string_view path) const {
   const std::string normalized = normalize_path(path);
@@ -74,16 +89,14 @@ std::string SysfsRoot::host_path(std::string_view path) const {
 }
 
 std::optional<std::string> SysfsRoot::read_file(std::string_view path) const {
-  std::ifstream in(host_path(path), std::ios::binary);
-  if (!in) return std::nullopt;
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (in.bad()) return std::nullopt;
-  return text.str();
+  // /proc/cpuinfo of a 512-CPU host is about 1 MiB; nothing discovery reads is larger.
+  return read_small_file(host_path(path), kMaxFileBytes);
 }
 
 std::optional<std::string> SysfsRoot::read_attribute(std::string_view path) const {
-  auto text = read_file(path);
+  // A sysfs attribute is one value of at most a page; anything else (a snapshot holding /dev/zero, a FIFO or a
+  // huge file there) is not an attribute and reads as missing.
+  auto text = read_small_file(host_path(path), kMaxAttributeBytes);
   // sysfs attributes that cannot be read (e.g. a link speed with the link down) often open but fail on read.
   if (!text || text->empty()) return std::nullopt;
   if (text->back() == '\n') text->pop_back();

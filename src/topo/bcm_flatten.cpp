@@ -21,24 +21,23 @@ void flatten_broadcom_switches(TopoSystem& system) {
       ++s;
       continue;
     }
+    // Nodes are tracked by index, not by id: NCCL holds pointers, and a malformed file may give two switches the
+    // same bus id (looking a node up by id would then find the wrong one and never mark the top switch).
     NodeRef top{kPci, s};
-    const int64_t top_id = system.at(top).id;
-    // Take the links to same-generation sub-switches off the top switch, remembering the subs by id.
-    std::vector<int64_t> sub_ids;
+    // Take the links to same-generation sub-switches off the top switch.
+    std::vector<int> subs;
     auto& top_links = system.at(top).links;
     for (std::size_t l = 0; l < top_links.size();) {
       const NodeRef sub = top_links[l].remote;
-      if (sub.type == kPci && broadcom_switch_generation(system.at(sub).device, 1) == generation) {
-        sub_ids.push_back(system.at(sub).id);
+      if (sub.type == kPci && sub != top && broadcom_switch_generation(system.at(sub).device, 1) == generation) {
+        subs.push_back(sub.index);
         top_links.erase(top_links.begin() + static_cast<std::ptrdiff_t>(l));
       } else {
         ++l;
       }
     }
-    for (const int64_t sub_id : sub_ids) {
-      const int sub_index = system.index_of(kPci, sub_id);
-      if (sub_index < 0) continue;
-      const NodeRef sub{kPci, sub_index};
+    for (std::size_t i = 0; i < subs.size(); ++i) {
+      const NodeRef sub{kPci, subs[i]};
       for (const Link& link : std::vector<Link>(system.at(sub).links)) {
         if (link.remote == top) continue;
         // Appended without re-sorting: the grandchildren keep their own bandwidth and order.
@@ -55,15 +54,14 @@ void flatten_broadcom_switches(TopoSystem& system) {
         }
       }
       remove_node(system, sub);
-      // Later PCI nodes moved down one index; find the top switch again by id (NCCL's pointer stays valid
-      // because only nodes after it move in a well-formed tree).
-      const int top_index = system.index_of(kPci, top_id);
-      if (top_index < 0) break;
-      top = {kPci, top_index};
+      // Later PCI nodes moved down one index, the top switch and the subs still to remove among them.
+      if (sub.index < top.index) --top.index;
+      for (std::size_t j = i + 1; j < subs.size(); ++j) {
+        if (subs[j] > sub.index) --subs[j];
+      }
     }
-    const int top_index = system.index_of(kPci, top_id);
-    if (top_index >= 0) system.nodes[kPci][top_index].device |= 0xffffULL;
     // Never matches again: the subsystem bits are now 0xffff. NCCL restarts the scan from the beginning.
+    system.nodes[kPci][top.index].device |= 0xffffULL;
     s = 0;
   }
 }

@@ -7,6 +7,7 @@
 
 #include "core/error.hpp"
 #include "support/run_command.hpp"
+#include "topo/bcm_flatten.hpp"
 #include "topo/graph_edit.hpp"
 #include "topo/nccl_format.hpp"
 #include "topo/nccl_log_printer.hpp"
@@ -118,6 +119,23 @@ TEST(TopoGraph, BroadcomSwitchIsFlattened) {
   EXPECT_EQ(sw.links[0].bw, 24.0f);  // the grandchildren keep their own bw
   EXPECT_EQ(sw.links[2].remote.type, kCpu);
   EXPECT_EQ(sw.links[2].bw, 48.0f);
+}
+
+// Two sibling Broadcom switches with the same bus id (a malformed or hand-edited file) used to restart the
+// flattening forever; both are flattened once, as NCCL's pointers would.
+TEST(TopoGraph, SiblingBroadcomSwitchesSharingABusIdFinish) {
+  std::string xml = test::read_text(test::fixture("topo/a100x2-nvlink-bcm-gen5-spr.xml"));
+  const std::string top = "<pci busid=\"0000:04:00.0\"";
+  const auto begin = xml.find(top);
+  ASSERT_NE(begin, std::string::npos);
+  const auto end = xml.find("\n    </pci>\n", begin);
+  ASSERT_NE(end, std::string::npos);
+  const std::string block = xml.substr(begin, end + 11 - begin);
+  xml.insert(end + 11, "\n    " + block);  // the same switch tree again, same bus ids
+  const auto model = load_text(xml);
+  for (const Node& node : model.system.nodes[kPci]) {
+    EXPECT_EQ(broadcom_switch_generation(node.device, 0), 0) << format_hex(node.device);
+  }
 }
 
 TEST(TopoGraph, SocketNicSharedByBothCpusIsOneNodeWithTwoNets) {
