@@ -2,6 +2,7 @@
 // SVG charts) and a short summary on stdout. Sources: a live run (collect_live_run), a saved run (--from) or a
 // topology file alone (--xml).
 #include <cstdio>
+#include <filesystem>
 #include <memory>
 
 #include <fmt/format.h>
@@ -34,21 +35,49 @@ Environment doctor_environment(const DoctorOptions& options) {
 
 model::Run run_from_topology_file(const DoctorOptions& options) {
   const Environment env = doctor_environment(options);
-  const topo::TopologyModel model = topo::load_topology_file(options.xml_path, env);
   model::Run run = model::make_run("doctor", options.argv);
   run.environment.variables = env.relevant();
-  run.topology = topo::topology_view(model);
+  try {
+    run.topology = topo::topology_view(topo::load_topology_file(options.xml_path, env));
+  } catch (const topo::TopologyRefused& refused) {
+    // A file NCCL itself would stop on is the finding, not a usage error.
+    run.topology.present = true;
+    run.topology.source = options.xml_path;
+    run.topology.nccl_version = topo::kNcclModelVersion;
+    run.topology.refused = refused.what();
+  }
   return run;
+}
+
+// The directory the report goes to must be creatable before anything is measured.
+void check_report_directory(const std::string& directory) {
+  std::error_code error;
+  std::filesystem::create_directories(directory, error);
+  if (error || !std::filesystem::is_directory(directory)) {
+    throw UsageError(fmt::format("--output {}: cannot create the report directory ({})", directory,
+                                 error ? error.message() : "not a directory"));
+  }
+}
+
+void write_checkpoint(const std::string& directory, const model::Run& run) {
+  try {
+    model::write_run_file((std::filesystem::path(directory) / "run.json").string(), run);
+  } catch (const Error& e) {
+    std::fprintf(stderr, "linkscope doctor: warning: could not save the run so far: %s\n", e.what());
+  }
 }
 
 }  // namespace
 
 int doctor_exit_code(const model::Run& run, const std::string& fail_on) {
   if (fail_on == "none") return 0;
-  const model::Severity limit = fail_on == "error" ? model::Severity::kError : model::Severity::kWarning;
+  if (run.config.stopped && run.config.stopped->rfind("interrupted", 0) == 0) return to_int(ExitCode::kInterrupted);
+  std::optional<model::Severity> worst;
   for (const auto& finding : run.findings) {
-    if (finding.severity >= limit) return to_int(ExitCode::kThreshold);
+    if (!worst || finding.severity > *worst) worst = finding.severity;
   }
+  if (worst == model::Severity::kError) return to_int(ExitCode::kProblemFound);
+  if (worst == model::Severity::kWarning && fail_on == "warning") return to_int(ExitCode::kThreshold);
   return 0;
 }
 
@@ -57,6 +86,9 @@ namespace {
 int run_doctor(const DoctorOptions& options) {
   if (!options.from_path.empty() && !options.xml_path.empty()) {
     throw UsageError("doctor: use --from RUN.json or --xml FILE, not both");
+  }
+  if ((!options.from_path.empty() || !options.xml_path.empty()) && options.profile != "default") {
+    throw UsageError("doctor: --quick and --full choose what a live run measures; --from and --xml measure nothing");
   }
   if (!options.from_path.empty() && !options.env_assignments.empty()) {
     throw UsageError("doctor: --env applies to a live run or --xml, not to a saved run (--from)");
@@ -85,7 +117,11 @@ int run_doctor(const DoctorOptions& options) {
     source = options.xml_path + " (topology only, nothing measured)";
     inputs.push_back(options.xml_path);
   } else {
-    run = collect_live_run(options);
+    // The run so far is on disk after every step: a crash or a kill leaves the last complete state.
+    check_report_directory(options.output_dir);
+    DoctorOptions live = options;
+    live.checkpoint = [&options](const model::Run& partial) { write_checkpoint(options.output_dir, partial); };
+    run = collect_live_run(live);
     diagnose::diagnose_into(run, false);
     source = "this machine";
   }
@@ -116,7 +152,8 @@ Command add_doctor_command(CLI::App& parent, const std::vector<std::string>& arg
   quick->excludes(full);
   command.app->add_option("--env", options->env_assignments,
                           "NAME=VALUE: model NCCL as if this variable were set (repeatable)");
-  command.app->add_option("--fail-on", options->fail_on, "exit 6 when a finding has this severity or worse")
+  command.app->add_option("--fail-on", options->fail_on,
+                          "error: exit 7 on an error finding; warning: also exit 6 on a warning; none: always 0")
       ->check(CLI::IsMember({"none", "warning", "error"}))
       ->capture_default_str();
   command.app->add_option("--timeout", options->mpi_timeout_s,

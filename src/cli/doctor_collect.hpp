@@ -15,22 +15,28 @@ struct DoctorOptions {
   std::string format = "text";                // stdout: text summary or the json Run document
   std::string profile = "default";            // --quick / default / --full: how much the live run measures
   std::vector<std::string> env_assignments;   // --env NAME=VALUE (model NCCL as if set)
-  std::string fail_on = "none";               // --fail-on none|warning|error: exit 6 at that severity
+  std::string fail_on = "error";              // --fail-on none|warning|error (exit_code.hpp: 6 and 7)
   std::vector<std::string> argv;              // the whole command line, for the Run document
   // Under MPI (doctor_cluster.cpp)
   double mpi_timeout_s = 60;                  // --timeout: how long rank 0 waits for another rank at each step
   bool cross_host_only = false;               // --cross-host-only: no host measures itself, only between hosts
   std::vector<std::string> child_unset_env;   // variables the measuring children must not inherit (the launcher's)
   std::function<void(const std::string& step)> on_step_done;  // after each measuring step (progress to rank 0)
+  // After discovery and after each measuring step: the run so far, so a crash, a watchdog or Ctrl-C leaves the last
+  // complete state on disk.
+  std::function<void(const model::Run& run)> checkpoint;
 };
 
 // The live "collect" step: discover the machine, build NCCL's model, make the hypotheses (diagnose::
 // make_hypotheses, before measuring) and measure the profile; progress goes to stderr, results into the returned
-// Run. The caller judges the hypotheses, runs the rules and writes the report. Throws linkscope::Error subclasses
-// (DeviceError without GPUs/driver, UsageError for bad options); per-item failures go into run.errors.
+// Run. The caller judges the hypotheses, runs the rules and writes the report. A broken machine is data, not an
+// error: without a driver, without a GPU CUDA can use, or without NCCL the run holds what could be found and says
+// why the rest was not measured; a step that fails is recorded and the others still run; SIGINT/SIGTERM stop the
+// measuring (config.stopped says where). Throws only UsageError for bad options.
 model::Run collect_live_run(const DoctorOptions& options);
 
-// The exit code of a diagnosed run under --fail-on (6 when a finding reaches that severity, else 0).
+// The exit code of a diagnosed run: 7 when a finding is an error, 6 when --fail-on warning and a finding is a
+// warning, 130 when the run was interrupted; 0 otherwise, and always 0 with --fail-on none.
 int doctor_exit_code(const model::Run& run, const std::string& fail_on);
 
 // `linkscope doctor` under mpirun/srun (doctor_cluster.cpp): every host's leader runs the live doctor on its own

@@ -1,9 +1,12 @@
 // The live half of `linkscope doctor`: discover the machine and NCCL's model in this process, state the
 // hypotheses, then measure the profile in child `linkscope` processes (p2p, patterns, one coll per op, ladder)
-// and fold their Run documents into one.
+// and fold their Run documents into one. A broken machine gives a run that says what is broken, never an exit
+// without a report: no driver, no GPU CUDA can use, no NCCL, a failing step, Ctrl-C.
+#include <signal.h>
 #include <stdlib.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 
@@ -17,12 +20,13 @@
 #include "core/subprocess.hpp"
 #include "diagnose/hypotheses.hpp"
 #include "discover/live_discovery.hpp"
-#include "discover/live_system.hpp"
 #include "discover/live_model_check.hpp"
+#include "discover/live_system.hpp"
 #include "discover/nvml_source.hpp"
 #include "model/run_file.hpp"
 #include "model/run_merge.hpp"
 #include "platform/cuda_facts.hpp"
+#include "platform/nccl_library.hpp"
 
 namespace linkscope::cli {
 
@@ -31,6 +35,37 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 double seconds_since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
+
+// Set by SIGINT/SIGTERM while the doctor measures: the running step is stopped and no other starts.
+std::atomic<bool> g_stop_requested{false};
+std::atomic<int> g_stop_signal{0};
+
+extern "C" void request_stop(int signal_number) {
+  g_stop_signal.store(signal_number);
+  g_stop_requested.store(true);
+}
+
+// Installs the stop handler for the measuring phase and restores the previous handlers afterwards. No SA_RESTART:
+// the wait for a child returns at once.
+class StopOnSignal {
+ public:
+  StopOnSignal() {
+    struct sigaction action {};
+    action.sa_handler = request_stop;
+    sigemptyset(&action.sa_mask);
+    sigaction(SIGINT, &action, &old_int_);
+    sigaction(SIGTERM, &action, &old_term_);
+  }
+  ~StopOnSignal() {
+    sigaction(SIGINT, &old_int_, nullptr);
+    sigaction(SIGTERM, &old_term_, nullptr);
+  }
+  StopOnSignal(const StopOnSignal&) = delete;
+  StopOnSignal& operator=(const StopOnSignal&) = delete;
+
+ private:
+  struct sigaction old_int_ {}, old_term_ {};
+};
 
 // A temporary file that is removed when it goes out of scope (the ladder reads the hardware facts from it).
 class TempFile {
@@ -57,9 +92,16 @@ class StepRunner {
   StepRunner(model::Run& run, const DoctorOptions& options, int total)
       : run_(run), options_(options), total_(total) {}
 
+  bool stopped() const { return !run_.config.stopped.value_or("").empty(); }
+
   // Runs `linkscope ARGS --format json` in a child and merges its Run; a failing step becomes an error entry.
   void run(const std::string& step, std::vector<std::string> args) {
     ++index_;
+    if (stopped()) return;
+    if (g_stop_requested.load()) {
+      stop_before(step);
+      return;
+    }
     std::fprintf(stderr, "linkscope doctor: [%d/%d] %s ...\n", index_, total_, step.c_str());
     const auto start = Clock::now();
     ChildSpec spec;
@@ -68,9 +110,12 @@ class StepRunner {
     spec.unset_env = options_.child_unset_env;
     // Each step bounds its own hangs (collective watchdogs, copy gates); this only catches a child stuck elsewhere.
     spec.timeout_seconds = 900;
+    spec.stop = &g_stop_requested;
     const ChildResult child = run_child(spec);
     std::string problem;
-    if (child.timed_out) {
+    if (child.stopped) {
+      problem = fmt::format("stopped by {} after {:.1f} s", signal_name(), seconds_since(start));
+    } else if (child.timed_out) {
       problem = "did not finish within 900 s and was stopped";
     } else if (child.exit_code != 0) {
       problem = fmt::format("exit {}: {}", child.exit_code, last_line(child.err));
@@ -84,17 +129,57 @@ class StepRunner {
       }
     }
     if (!problem.empty()) run_.record_error(step, problem);
+    if (child.stopped) {
+      run_.config.stopped = fmt::format("interrupted ({}) during {}, {} of {} steps done", signal_name(), step,
+                                        index_ - 1, total_);
+    }
     std::fprintf(stderr, "linkscope doctor: [%d/%d] %s %s in %.1f s\n", index_, total_, step.c_str(),
                  problem.empty() ? "done" : "FAILED", seconds_since(start));
+    if (options_.checkpoint) options_.checkpoint(run_);
     if (options_.on_step_done) options_.on_step_done(step);
   }
 
+  // A step that cannot run on this machine: recorded with the reason, so the report says what was not measured.
+  void skip(const std::string& step, const std::string& why) {
+    ++index_;
+    if (stopped()) return;
+    std::fprintf(stderr, "linkscope doctor: [%d/%d] %s skipped: %s\n", index_, total_, step.c_str(), why.c_str());
+    run_.record_error(step, "not run: " + why);
+  }
+
  private:
+  static std::string signal_name() { return g_stop_signal.load() == SIGTERM ? "SIGTERM" : "SIGINT"; }
+
+  void stop_before(const std::string& step) {
+    run_.config.stopped = fmt::format("interrupted ({}) before {}, {} of {} steps done", signal_name(), step,
+                                      index_ - 1, total_);
+  }
+
   model::Run& run_;
   const DoctorOptions& options_;
   int total_;
   int index_ = 0;
 };
+
+// What the doctor can measure here; the reason when it cannot.
+struct Capabilities {
+  std::string no_gpu;   // empty: CUDA shows at least one GPU
+  std::string no_nccl;  // empty: libnccl.so.2 opens
+  int gpus = 0;
+};
+
+Capabilities capabilities_of(const model::Run& run) {
+  Capabilities can;
+  const model::System& system = run.system;
+  can.gpus = static_cast<int>(system.gpus.size());
+  if (!system.driver.available) {
+    can.no_gpu = "the NVIDIA driver is unavailable: " + system.driver.reason;
+  } else if (!system.cuda.available || system.cuda.device_count == 0 || system.gpus.empty()) {
+    can.no_gpu = "CUDA shows no GPU" + (system.cuda.reason.empty() ? std::string() : ": " + system.cuda.reason);
+  }
+  if (run.environment.nccl_unavailable) can.no_nccl = *run.environment.nccl_unavailable;
+  return can;
+}
 
 model::Run discover_machine(const DoctorOptions& options, const Environment& env) {
   discover::LiveDiscoveryOptions discovery;
@@ -103,18 +188,18 @@ model::Run discover_machine(const DoctorOptions& options, const Environment& env
   auto nvml = discover::make_nvml_library_source(nvml_library != nullptr ? nvml_library : "");
   auto cuda = platform::make_cuda_runtime_source();
   const discover::LiveDiscovery live = discover::discover_live(*nvml, *cuda, env, discovery);
-  if (!live.facts.driver.available) {
-    throw DeviceError("doctor needs the NVIDIA driver: " + live.facts.driver.reason +
-                      " (linkscope topo shows what sysfs sees; linkscope doctor --xml FILE diagnoses a topology file)");
-  }
-  if (!live.facts.cuda.available || live.facts.cuda.device_count == 0) {
-    throw DeviceError("doctor found no usable CUDA GPU: " +
-                      (live.facts.cuda.reason.empty() ? std::string("no device visible") : live.facts.cuda.reason));
-  }
   const discover::LiveModelCheck check = discover::check_live_model(live, env);
   model::Run run = discover::topo_live_run(live, check, env, options.argv);
   run.config.subcommand = "doctor";
   run.config.profile = options.profile;
+  // Opening NCCL (no communicator) says whether the collectives can run, and which NCCL they would use.
+  try {
+    const auto& nccl = platform::nccl_library();
+    run.environment.nccl_library = nccl.path;
+    run.environment.nccl_version = nccl.version_string();
+  } catch (const Error& e) {
+    run.environment.nccl_unavailable = e.what();
+  }
   return run;
 }
 
@@ -134,19 +219,56 @@ model::Run collect_live_run(const DoctorOptions& options) {
 
   // Predictions are made from the hardware facts and the model before anything is measured.
   run.hypotheses = diagnose::make_hypotheses(run);
+  if (options.checkpoint) options.checkpoint(run);
   if (options.cross_host_only) return run;  // under MPI: this host's facts only, the cross-host tests follow
-  std::fprintf(stderr, "linkscope doctor: %zu hypotheses stated; measuring\n", run.hypotheses.size());
 
+  const Capabilities can = capabilities_of(run);
   const int steps = 3 + static_cast<int>(profile.collectives.size()) + (profile.p2p_bidirectional ? 1 : 0);
   StepRunner runner(run, options, steps);
+  const StopOnSignal stop_on_signal;
+  g_stop_requested.store(false);
+  if (!can.no_gpu.empty()) {
+    std::fprintf(stderr, "linkscope doctor: nothing to measure (%s); diagnosing what discovery found\n",
+                 can.no_gpu.c_str());
+    run.record_error("doctor", "nothing measured: " + can.no_gpu);
+    return run;
+  }
+  std::fprintf(stderr, "linkscope doctor: %zu hypotheses stated; measuring\n", run.hypotheses.size());
+  // One GPU is a real machine: its host link, latency and local memory are measured (p2p); there is no pair for
+  // patterns, and a collective over one rank moves no data between GPUs.
+  const std::string no_pair = can.gpus < 2 ? "one GPU: no GPU pair to measure" : "";
+  const std::string no_collective = !can.no_nccl.empty() ? can.no_nccl
+                                    : can.gpus < 2       ? "one GPU: a collective over one rank moves no data between GPUs"
+                                                         : "";
   runner.run("p2p", profile.p2p.args());
-  if (profile.p2p_bidirectional) runner.run("p2p bidirectional", profile.p2p_bidirectional->args());
-  runner.run("patterns", profile.patterns.args());
-  for (const auto& step : profile.collectives) runner.run("coll " + step.op, step.args());
-  const TempFile facts(model::run_text(run));
-  runner.run("ladder " + profile.ladder.op, profile.ladder.args(facts.path()));
+  if (profile.p2p_bidirectional) {
+    if (no_pair.empty()) {
+      runner.run("p2p bidirectional", profile.p2p_bidirectional->args());
+    } else {
+      runner.skip("p2p bidirectional", no_pair);
+    }
+  }
+  if (no_pair.empty()) {
+    runner.run("patterns", profile.patterns.args());
+  } else {
+    runner.skip("patterns", no_pair);
+  }
+  for (const auto& step : profile.collectives) {
+    if (!no_collective.empty()) {
+      runner.skip("coll " + step.op, no_collective);
+    } else {
+      runner.run("coll " + step.op, step.args());
+    }
+  }
+  if (!no_collective.empty()) {
+    runner.skip("ladder " + profile.ladder.op, no_collective);
+  } else {
+    const TempFile facts(model::run_text(run));
+    runner.run("ladder " + profile.ladder.op, profile.ladder.args(facts.path()));
+  }
   run.config.measured_seconds = seconds_since(start);
-  std::fprintf(stderr, "linkscope doctor: measured in %.1f s\n", seconds_since(start));
+  std::fprintf(stderr, "linkscope doctor: measured in %.1f s%s\n", seconds_since(start),
+               run.config.stopped ? (" (" + *run.config.stopped + ")").c_str() : "");
   return run;
 }
 

@@ -11,6 +11,8 @@ std::string_view exit_code_name(ExitCode code) {
     case ExitCode::kTimeout: return "timeout";
     case ExitCode::kWrongResults: return "wrong-results";
     case ExitCode::kThreshold: return "threshold";
+    case ExitCode::kProblemFound: return "problem-found";
+    case ExitCode::kInterrupted: return "interrupted";
   }
   return "unknown";
 }
@@ -24,6 +26,8 @@ std::string_view exit_code_meaning(ExitCode code) {
     case ExitCode::kTimeout: return "a watchdog expired (hung collective or copy); results so far are kept";
     case ExitCode::kWrongResults: return "verification found wrong data";
     case ExitCode::kThreshold: return "a --check or compare threshold was crossed (regression)";
+    case ExitCode::kProblemFound: return "doctor found a problem of severity error";
+    case ExitCode::kInterrupted: return "interrupted (SIGINT/SIGTERM); what was measured so far is written";
   }
   return "unknown";
 }

@@ -12,6 +12,8 @@ enum class ExitCode : int {
   kTimeout = 4,        // a watchdog expired (hung collective, stuck copy)
   kWrongResults = 5,   // verification found wrong data
   kThreshold = 6,      // a --check or `compare` threshold was crossed
+  kProblemFound = 7,   // doctor: a finding of severity error (the report says what)
+  kInterrupted = 130,  // SIGINT/SIGTERM: stopped early; what was measured is written (128 + SIGINT, as shells)
 };
 
 constexpr int to_int(ExitCode code) { return static_cast<int>(code); }

@@ -86,22 +86,36 @@ ChildResult run_child(const ChildSpec& spec) {
   }
 
   ChildResult result;
-  const bool limited = spec.timeout_seconds > 0;
-  const auto deadline = std::chrono::steady_clock::now() +
-                        std::chrono::microseconds(static_cast<long long>(spec.timeout_seconds * 1e6));
+  if (spec.on_start) spec.on_start(pid);
+  bool limited = spec.timeout_seconds > 0;
+  auto deadline = std::chrono::steady_clock::now() +
+                  std::chrono::microseconds(static_cast<long long>(spec.timeout_seconds * 1e6));
   pollfd fds[2] = {{out_pipe[0], POLLIN, 0}, {err_pipe[0], POLLIN, 0}};
   int open_fds = 2;
   char buffer[65536];
   while (open_fds > 0) {
+    if (spec.stop != nullptr && spec.stop->load() && !result.stopped) {
+      // Ask politely, keep reading what it prints, and give it a grace period before the timeout's SIGKILL.
+      result.stopped = true;
+      kill(-pid, SIGTERM);
+      const auto grace = std::chrono::steady_clock::now() +
+                         std::chrono::microseconds(static_cast<long long>(spec.stop_grace_seconds * 1e6));
+      if (!limited || grace < deadline) deadline = grace;
+      limited = true;
+    }
     int wait_ms = -1;
     if (limited) {
       const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
       if (left.count() <= 0) {
-        result.timed_out = true;
+        result.timed_out = !result.stopped;
+        kill(-pid, SIGKILL);
         break;
       }
       wait_ms = static_cast<int>(std::min<long long>(left.count(), INT_MAX));
     }
+    // A stop request arrives as a signal, which ends poll() early (EINTR); poll at least every 200 ms anyway, in
+    // case the signal landed just before poll() began.
+    if (spec.stop != nullptr && (wait_ms < 0 || wait_ms > 200)) wait_ms = 200;
     const int ready = poll(fds, 2, wait_ms);
     if (ready < 0 && errno != EINTR) break;
     for (auto& fd : fds) {
@@ -116,7 +130,6 @@ ChildResult run_child(const ChildSpec& spec) {
       }
     }
   }
-  if (result.timed_out) kill(-pid, SIGKILL);
   for (auto& fd : fds) {
     if (fd.fd >= 0) close(fd.fd);
   }

@@ -1,4 +1,8 @@
 #pragma once
+#include <sys/types.h>
+
+#include <atomic>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -14,11 +18,17 @@ struct ChildSpec {
   std::vector<std::string> unset_env;    // names removed in the child
   double timeout_seconds = 0;            // 0 = no limit; on expiry the child's process group gets SIGKILL
   std::optional<std::string> stdin_text; // written to the child's stdin, then closed
+  // When it becomes true (a signal handler of the parent sets it), the child's process group gets SIGTERM, then
+  // SIGKILL after `stop_grace_seconds`; what it printed so far is returned.
+  const std::atomic<bool>* stop = nullptr;
+  double stop_grace_seconds = 2;
+  std::function<void(pid_t)> on_start;   // told the child's pid (its process group id) once it runs
 };
 
 struct ChildResult {
   int exit_code = -1;        // exit status; -N when killed by signal N
   bool timed_out = false;
+  bool stopped = false;      // ended because ChildSpec::stop became true
   bool started = false;      // false when exec failed (program missing): exit_code is 127
   std::string out;           // captured stdout
   std::string err;           // captured stderr

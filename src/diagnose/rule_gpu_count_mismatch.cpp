@@ -26,8 +26,42 @@ std::optional<Finding> rule_gpu_count_mismatch(const Context& context) {
   }
   std::string visible = evidence.cuda_visible_devices;
   if (const auto it = evidence.env.find("CUDA_VISIBLE_DEVICES"); it != evidence.env.end()) visible = it->second;
-  const bool masked = evidence.env.count("CUDA_VISIBLE_DEVICES") != 0 || !evidence.cuda_visible_devices.empty();
-  if (masked) {
+  const bool masked = evidence.env.count("CUDA_VISIBLE_DEVICES") != 0 || evidence.system.visibility.cuda_visible_devices;
+  const model::System& system = evidence.system;
+  if (*cuda == 0) {
+    // Nothing can be measured: whatever the cause, this is the error the doctor exists for.
+    finding.severity = Severity::kError;
+    if (!system.cuda.reason.empty()) finding.evidence.push_back("CUDA: " + system.cuda.reason);
+    const auto driver_cuda = system.driver.cuda_driver_version;
+    const auto runtime = system.cuda.runtime_version;
+    const bool runtime_too_new = driver_cuda && runtime && *runtime > *driver_cuda;
+    if (driver_cuda || runtime) {
+      finding.evidence.push_back(fmt::format("driver {} supports CUDA {}; linkscope's CUDA runtime is {}",
+                                             system.driver.version.value_or("?"),
+                                             driver_cuda ? fmt::format("{}.{}", *driver_cuda / 1000, *driver_cuda % 1000 / 10) : "?",
+                                             runtime ? fmt::format("{}.{}", *runtime / 1000, *runtime % 1000 / 10) : "?"));
+    }
+    if (masked) {
+      finding.evidence.push_back(fmt::format("environment: CUDA_VISIBLE_DEVICES={}", visible.empty() ? "(empty)" : visible));
+      finding.cause = fmt::format("CUDA_VISIBLE_DEVICES={} selects none of the {} GPUs", visible.empty() ? "\"\"" : visible, *nvml);
+      finding.next_command = "env -u CUDA_VISIBLE_DEVICES linkscope doctor; nvidia-smi -L";
+    } else if (!mig_gpus.empty()) {
+      std::string list;
+      for (const auto& g : mig_gpus) list += (list.empty() ? "" : ", ") + g;
+      finding.evidence.push_back("MIG mode enabled on " + list);
+      finding.cause = "MIG is enabled without GPU instances CUDA can use (or without compute instances)";
+      finding.next_command = "nvidia-smi mig -lgi; nvidia-smi mig -lci; nvidia-smi -L";
+    } else if (runtime_too_new) {
+      finding.cause = "the driver is older than linkscope's CUDA runtime (update the driver or use a build for its CUDA)";
+      finding.next_command = "nvidia-smi; cat /proc/driver/nvidia/version";
+    } else {
+      finding.cause = "CUDA cannot open the GPUs: permissions on /dev/nvidia*, a container without the device "
+                      "nodes, a GPU that failed to initialize (Xid), or a driver/runtime mismatch";
+      finding.next_command = "ls -l /dev/nvidia*; nvidia-smi -L; dmesg | grep -i -e xid -e nvrm";
+    }
+    finding.explanation = "CUDA can use none of the GPUs the driver reports: no copy or collective can run here, "
+                          "and every CUDA job on this machine fails the same way.";
+  } else if (masked) {
     finding.evidence.push_back(fmt::format("environment: CUDA_VISIBLE_DEVICES={}", visible));
     finding.cause = fmt::format("CUDA_VISIBLE_DEVICES={} limits this process to {} of the {} GPUs", visible, *cuda,
                                 *nvml);

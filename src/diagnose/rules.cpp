@@ -7,6 +7,10 @@ namespace linkscope::diagnose {
 
 const std::vector<Rule>& all_rules() {
   static const std::vector<Rule> kRules = {
+      {"driver-unavailable", "the NVIDIA driver (NVML) cannot be used; only the PCI tree was read",
+       &rule_driver_unavailable},
+      {"nccl-topology-refused", "NCCL would stop with an error while building its graph of this topology",
+       &rule_nccl_topology_refused},
       {"gpu-count-mismatch", "NVML and CUDA see a different number of GPUs (CUDA_VISIBLE_DEVICES, MIG)",
        &rule_gpu_count_mismatch},
       {"nvlink-missing", "a GPU or pair without the NVLink its identical peers have", &rule_nvlink_missing},
@@ -28,6 +32,8 @@ const std::vector<Rule>& all_rules() {
        &rule_host_differs},
       {"cross-host-slow", "a host, NIC or host pair slower than the others, or failing, between hosts",
        &rule_cross_host_slow},
+      {"nccl-unavailable", "libnccl.so.2 cannot be opened: no collective could be measured", &rule_nccl_unavailable},
+      {"run-incomplete", "the run stopped before its last step (interrupted)", &rule_run_incomplete},
   };
   return kRules;
 }

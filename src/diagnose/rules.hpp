@@ -20,6 +20,8 @@ struct Rule {
 // In report order: facts about the machine first, then configuration, then measured symptoms.
 const std::vector<Rule>& all_rules();
 
+std::optional<Finding> rule_driver_unavailable(const Context& context);
+std::optional<Finding> rule_nccl_topology_refused(const Context& context);
 std::optional<Finding> rule_gpu_count_mismatch(const Context& context);
 std::optional<Finding> rule_nvlink_missing(const Context& context);
 std::optional<Finding> rule_nvlink_link_down(const Context& context);
@@ -36,6 +38,8 @@ std::optional<Finding> rule_gpu_slow(const Context& context);
 std::optional<Finding> rule_bandwidth_below_expected(const Context& context);
 std::optional<Finding> rule_host_differs(const Context& context);
 std::optional<Finding> rule_cross_host_slow(const Context& context);
+std::optional<Finding> rule_nccl_unavailable(const Context& context);
+std::optional<Finding> rule_run_incomplete(const Context& context);
 
 // Pairs (rank a < rank b) that NCCL's model joins by something other than NVLink although both GPUs have NVLinks
 // and at least the mesh share of identical pairs are NVLinked: a missing direct link (nvlink-missing).

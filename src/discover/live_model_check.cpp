@@ -26,6 +26,9 @@ LiveModelCheck check_live_model(const LiveDiscovery& live, const Environment& en
   } else {
     try {
       check.ours = model_topology_xml(live.synthesized.xml, "synthesized topology", env);
+    } catch (const topo::TopologyRefused& e) {
+      check.refused = e.reason();
+      check.reason = fmt::format("NCCL 2.28.9 would refuse this machine's topology: {}", e.what());
     } catch (const Error& e) {
       check.reason = fmt::format("linkscope's model refuses the synthesized XML: {}", e.what());
     }

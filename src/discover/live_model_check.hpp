@@ -25,6 +25,7 @@ ModelSummary model_topology_xml(const std::string& xml, const std::string& sourc
 struct LiveModelCheck {
   std::optional<ModelSummary> ours;  // empty: see `reason`
   std::string reason;                // why there is no model of the synthesized XML
+  std::string refused;               // NCCL's own error on the synthesized XML, when NCCL would refuse it
   std::vector<std::string> notes;    // synthesis notes, and a dump NCCL wrote but the model refused
   std::optional<PathComparison> versus_nccl_log;   // our paths vs the paths NCCL printed
   std::optional<PathComparison> versus_nccl_dump;  // our paths vs our model of NCCL's dump

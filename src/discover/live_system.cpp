@@ -60,6 +60,11 @@ model::Run topo_live_run(const LiveDiscovery& live, const LiveModelCheck& check,
   run.environment.variables = env.relevant();
   run.system = live_system(live, check);
   if (check.ours) run.topology = check.ours->view;
+  if (!check.refused.empty()) {
+    run.topology.present = true;
+    run.topology.source = "synthesized topology";
+    run.topology.refused = check.refused;
+  }
   for (const auto& error : live.facts.errors) run.record_error("discover", error);
   if (!check.reason.empty()) run.record_error("model", check.reason);
   if (live.nccl && live.nccl->status != "ok" && live.nccl->status != "skipped") {

@@ -30,11 +30,13 @@ json to_json(const Run& run) {
                             run.config.extra);
   if (run.config.profile) config["profile"] = *run.config.profile;
   if (run.config.measured_seconds) config["measured_seconds"] = *run.config.measured_seconds;
+  if (run.config.stopped) config["stopped"] = *run.config.stopped;
   json environment = with_extras({{"variables", run.environment.variables}}, run.environment.extra);
   if (run.environment.nccl_library) environment["nccl_library"] = *run.environment.nccl_library;
   if (run.environment.nccl_version) environment["nccl_version"] = *run.environment.nccl_version;
   if (run.environment.nccl_headers) environment["nccl_headers"] = *run.environment.nccl_headers;
   if (run.environment.launch) environment["launch"] = *run.environment.launch;
+  if (run.environment.nccl_unavailable) environment["nccl_unavailable"] = *run.environment.nccl_unavailable;
   json errors = json::array();
   for (const auto& e : run.errors) errors.push_back({{"where", e.where}, {"message", e.message}});
   return with_extras({{"schema_version", fmt::format("{}.{}", kRunSchemaMajor, kRunSchemaMinor)},
@@ -80,6 +82,7 @@ Run run_from_json(const json& document, const std::string& source) {
   run.config.host = config.string_or("host");
   run.config.profile = config.string("profile");
   run.config.measured_seconds = config.number("measured_seconds");
+  run.config.stopped = config.string("stopped");
   run.config.extra = config.extras();
   const JsonReader environment = r.object("environment");
   run.environment.variables = environment.string_map("variables");
@@ -87,6 +90,7 @@ Run run_from_json(const json& document, const std::string& source) {
   run.environment.nccl_version = environment.string("nccl_version");
   run.environment.nccl_headers = environment.string("nccl_headers");
   run.environment.launch = environment.string("launch");
+  run.environment.nccl_unavailable = environment.string("nccl_unavailable");
   run.environment.extra = environment.extras();
   run.system = system_from_json(r.object("system"));
   run.topology = topology_view_from_json(r.object("model"));

@@ -35,12 +35,16 @@ struct Config {
   std::string host;
   std::optional<std::string> profile;       // doctor: quick, default, full
   std::optional<double> measured_seconds;   // doctor: wall time of the measuring steps
+  // doctor: why the run ended before its last step ("interrupted (SIGINT) during coll all_gather, 4 of 9 steps
+  // done"); absent when it ran to the end.
+  std::optional<std::string> stopped;
   nlohmann::json extra;                     // per-subcommand settings ("coll": {...}) as the command wrote them
 };
 
 struct RunEnvironment {
   std::map<std::string, std::string> variables;  // NCCL_*, CUDA_*, NVIDIA_*, LINKSCOPE_*, launcher variables only
   std::optional<std::string> nccl_library, nccl_version, nccl_headers, launch;
+  std::optional<std::string> nccl_unavailable;  // why libnccl.so.2 could not be opened, where that was tried
   nlohmann::json extra;
 };
 

@@ -142,6 +142,7 @@ json to_json(const TopologyView& view) {
   json out;
   out["nccl_version"] = view.nccl_version;
   out["source"] = view.source;
+  if (view.refused) out["refused"] = *view.refused;
   out["partial"] = view.partial;
   out["notes"] = view.notes;
   out["env"] = view.env;
@@ -215,6 +216,7 @@ TopologyView topology_view_from_json(const JsonReader& r) {
   if (!view.present) return view;
   view.nccl_version = r.string_or("nccl_version");
   view.source = r.string_or("source");
+  view.refused = r.string("refused");
   view.partial = r.boolean("partial").value_or(false);
   view.notes = r.strings("notes");
   view.env = r.string_map("env");

@@ -110,6 +110,8 @@ struct RelationMatrix {
 struct TopologyView {
   bool present = false;  // false: the run has no model section
   std::string nccl_version, source;
+  // NCCL 2.28.9 would stop on this topology with this error while building its graph; nothing else is modelled.
+  std::optional<std::string> refused;
   bool partial = false;
   int gpu_slots = 0, nic_slots = 0;
   std::vector<std::string> notes;

@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 
 #include "core/error.hpp"
+#include "core/file_io.hpp"
 #include "topo/graph_edit.hpp"
 #include "topo/nccl_format.hpp"
 #include "topo/nccl_xml_conformance.hpp"
@@ -164,29 +165,13 @@ TopologyModel load_topology_string(const std::string& xml_text, const std::strin
   try {
     compute_model(model, xml_text, env);
   } catch (const ModelError& error) {
-    throw InputError(source_name, error.line(), error.what());
+    throw TopologyRefused(source_name, error.line(), error.what());
   }
   return model;
 }
 
 TopologyModel load_topology_file(const std::string& path, const Environment& env) {
-  struct stat info {};
-  if (::stat(path.c_str(), &info) != 0) {
-    throw InputError(path, 0, fmt::format("cannot open: {}", std::strerror(errno)));
-  }
-  if (S_ISDIR(info.st_mode)) throw InputError(path, 0, "is a directory, not a topology XML file");
-  if (!S_ISREG(info.st_mode)) throw InputError(path, 0, "not a regular file");
-  if (static_cast<std::size_t>(info.st_size) > kMaxTopologyBytes) {
-    throw InputError(path, 0,
-                     fmt::format("{} bytes is too large for a topology file (limit {} MiB)", info.st_size,
-                                 kMaxTopologyBytes / (1024 * 1024)));
-  }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(path, 0, fmt::format("cannot open: {}", std::strerror(errno)));
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
-  if (in.bad()) throw InputError(path, 0, "read error");
-  return load_topology_string(buffer.str(), path, env);
+  return load_topology_string(read_input_file(path, kMaxTopologyBytes, "topology XML"), path, env);
 }
 
 }  // namespace linkscope::topo

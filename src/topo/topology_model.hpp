@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/environment.hpp"
+#include "core/error.hpp"
 #include "model/topology_view.hpp"
 #include "topo/env_params.hpp"
 #include "topo/gdr_policy.hpp"
@@ -59,7 +60,20 @@ struct TopologyModel {
   std::vector<int> gpus_by_rank() const;
 };
 
-// Both throw InputError "FILE:LINE: what" for unreadable, malformed or unbuildable input.
+// A well-formed topology that NCCL 2.28.9 itself would stop on while building its graph (a GPU whose peers list
+// NVLinks to it but which lists none back, too many nodes of a type, ...): still an InputError for the commands
+// that need a model (exit 2), but `doctor --xml` turns it into a report that says NCCL will fail and why.
+class TopologyRefused : public InputError {
+ public:
+  TopologyRefused(const std::string& file, long line, const std::string& what) : InputError(file, line, what), reason_(what) {}
+  const std::string& reason() const { return reason_; }
+
+ private:
+  std::string reason_;
+};
+
+// Both throw InputError "FILE:LINE: what" for unreadable or malformed input, TopologyRefused for a file NCCL would
+// refuse.
 TopologyModel load_topology_file(const std::string& path, const Environment& env);
 TopologyModel load_topology_string(const std::string& xml_text, const std::string& source_name,
                                    const Environment& env);

@@ -17,17 +17,19 @@ TEST(ExitCode, DocumentedValues) {
   EXPECT_EQ(to_int(ExitCode::kTimeout), 4);
   EXPECT_EQ(to_int(ExitCode::kWrongResults), 5);
   EXPECT_EQ(to_int(ExitCode::kThreshold), 6);
+  EXPECT_EQ(to_int(ExitCode::kProblemFound), 7);
+  EXPECT_EQ(to_int(ExitCode::kInterrupted), 130);
 }
 
 TEST(ExitCode, EveryCodeHasADistinctNameAndMeaning) {
   std::set<std::string_view> names;
-  for (int i = 0; i <= 6; ++i) {
+  for (int i : {0, 1, 2, 3, 4, 5, 6, 7, 130}) {
     const auto code = static_cast<ExitCode>(i);
     EXPECT_NE(exit_code_name(code), "unknown");
     EXPECT_FALSE(exit_code_meaning(code).empty());
     names.insert(exit_code_name(code));
   }
-  EXPECT_EQ(names.size(), 7u);
+  EXPECT_EQ(names.size(), 9u);
 }
 
 TEST(Errors, CarryTheirExitCode) {
