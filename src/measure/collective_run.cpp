@@ -23,16 +23,19 @@ static_assert(sizeof(ncclUniqueId) == kNcclIdBytes, "kNcclIdBytes must be the si
 
 namespace {
 
-std::vector<platform::CudaDeviceInfo> device_infos(const std::vector<int>& devices) {
+// The GPUs' properties, when the plan needs them: for their memory, or for a type that needs sm_90.
+std::vector<platform::CudaDeviceInfo> device_infos(const CollectiveRequest& request) {
+  const auto& types = request.plan.types;
+  if (!request.fit_sizes_to_memory && std::none_of(types.begin(), types.end(), coll::type_needs_sm90)) return {};
   std::vector<platform::CudaDeviceInfo> infos;
-  for (int device : devices) infos.push_back(platform::cuda_device_info(device));
+  for (int device : request.devices) infos.push_back(platform::cuda_device_info(device));
   return infos;
 }
 
 // The plan as these GPUs run it: the types they support, the series, and (when asked) the sizes that fit the
 // smallest GPU of the whole group.
-CollectiveSetup settle(const CollectiveRequest& request, ProcessGroup& group,
-                       const std::vector<platform::CudaDeviceInfo>& gpus) {
+CollectiveSetup settle(const CollectiveRequest& request, ProcessGroup& group) {
+  const std::vector<platform::CudaDeviceInfo> gpus = device_infos(request);
   CollectiveSetup setup;
   setup.plan = request.plan;
   setup.nranks = group.size() * setup.plan.gpus_per_process;
@@ -129,7 +132,7 @@ CollectiveRun run_collectives(const CollectiveRequest& request, ProcessGroup& gr
     throw Error(ExitCode::kInternal, "a collective run asked for NCCL's log without a capture");
   }
   CollectiveRun run;
-  run.setup = settle(request, group, device_infos(request.devices));
+  run.setup = settle(request, group);
   const CollectiveSetup& setup = run.setup;
   if (progress.on_setup) progress.on_setup(setup);
 
