@@ -27,18 +27,6 @@ HostsComparison three_hosts_facts() {
   return compare_hosts({test::fixture_host("node-a", 0), test::fixture_host("node-b", 1), test::fixture_host("node-c", 2)});
 }
 
-model::CollectiveSeries measured(coll::CollectiveOp op, int nranks, double gbps) {
-  model::CollectiveSeries series;
-  series.op = op;
-  series.nranks = nranks;
-  model::CollectivePoint point;
-  point.requested_bytes = point.bytes = 256ULL << 20;
-  point.time = model::TimeSummary{};
-  point.algbw_gbps = point.busbw_gbps = gbps;
-  series.points.push_back(point);
-  return series;
-}
-
 MeasuredSide pair_side(int round, int a, int b, int side, int rank) {
   MeasuredSide s;
   s.round = round;
@@ -84,15 +72,15 @@ TEST(ClusterCrossHostAssembly, BothSidesOfEveryPairAndTheAllReduceBecomeOneSecti
   ranks[1].pairs.push_back(hung);
   ranks[2].pairs.push_back(pair_side(0, 1, 2, 1, 2));
   MeasuredSide half = pair_side(1, 0, 2, 0, 0);
-  half.series = measured(coll::CollectiveOp::kSendRecv, 2, 23.5);
+  half.series = test::measured_series(coll::CollectiveOp::kSendRecv, 2, 23.5);
   ranks[0].pairs.push_back(half);
   MeasuredSide first = pair_side(2, 0, 1, 0, 0);
-  first.series = measured(coll::CollectiveOp::kSendRecv, 2, 47.0);
+  first.series = test::measured_series(coll::CollectiveOp::kSendRecv, 2, 47.0);
   first.pci_bdf = "0000:07:00.0";
   ranks[0].pairs.push_back(first);
   ranks[1].pairs.push_back(pair_side(2, 0, 1, 1, 1));
   MeasuredSide reduce_a = pair_side(0, 0, 0, 0, 0);
-  reduce_a.series = measured(coll::CollectiveOp::kAllReduce, 3, 20.0);
+  reduce_a.series = test::measured_series(coll::CollectiveOp::kAllReduce, 3, 20.0);
   ranks[0].all_reduce = reduce_a;
   MeasuredSide reduce_b = pair_side(0, 0, 0, 0, 1);
   reduce_b.nic.clear();

@@ -1,12 +1,14 @@
 #pragma once
 // Hosts of a synthetic cluster built from the real h200x2 facts (tests/fixtures/runs/h200x2-healthy.json), typed as
-// each host's leader sends them. Shared by the cluster unit tests and cluster_test_runs.hpp.
+// each host's leader sends them, and the series they measure. Shared by the cluster unit tests and
+// cluster_test_runs.hpp.
 #include <memory>
 #include <string>
 
 #include <nlohmann/json.hpp>
 
 #include "cluster/host_report.hpp"
+#include "model/collectives.hpp"
 #include "model/system.hpp"
 #include "support/run_command.hpp"
 
@@ -60,6 +62,19 @@ inline cluster::HostReport fixture_host(const std::string& name, int rank) {
   gpu1.closest_relation = "PIX";
   system.gpu_nics = {gpu0, gpu1};
   return host_with(name, rank, std::move(system));
+}
+
+// A series of one size, 256 MiB, measured ok at `gbps` (algbw = busbw).
+inline model::CollectiveSeries measured_series(coll::CollectiveOp op, int nranks, double gbps) {
+  model::CollectiveSeries series;
+  series.op = op;
+  series.nranks = nranks;
+  model::CollectivePoint point;
+  point.requested_bytes = point.bytes = 256ULL << 20;
+  point.time = model::TimeSummary{};
+  point.algbw_gbps = point.busbw_gbps = gbps;
+  series.points.push_back(point);
+  return series;
 }
 
 }  // namespace linkscope::test

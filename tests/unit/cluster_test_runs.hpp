@@ -12,18 +12,6 @@
 
 namespace linkscope::test {
 
-inline model::CollectiveSeries sendrecv(double gbps) {
-  model::CollectiveSeries series;
-  series.op = coll::CollectiveOp::kSendRecv;
-  series.nranks = 2;
-  model::CollectivePoint point;
-  point.requested_bytes = point.bytes = 256ULL << 20;
-  point.time = model::TimeSummary{};
-  point.algbw_gbps = point.busbw_gbps = gbps;
-  series.points.push_back(point);
-  return series;
-}
-
 // Three hosts; node-c has an older driver and its pairs run at half speed.
 inline model::Run cluster_run() {
   auto c = fixture_host("node-c", 2);
@@ -40,7 +28,7 @@ inline model::Run cluster_run() {
     pair.b.host = b;
     pair.a.nic = pair.b.nic = "mlx5_0:1";
     pair.a.transport = pair.b.transport = "NET/IB/GDRDMA";
-    pair.series = sendrecv(b == 2 ? 23.5 : 47.0);
+    pair.series = measured_series(coll::CollectiveOp::kSendRecv, 2, b == 2 ? 23.5 : 47.0);
     cluster::summarize_pair(pair);
     result.pairs.push_back(pair);
   }
