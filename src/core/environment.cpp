@@ -43,7 +43,7 @@ std::map<std::string, std::string> Environment::relevant() const {
 
 std::map<std::string, std::string> Environment::nccl_variables() const {
   std::map<std::string, std::string> kept;
-  for (const auto& [name, value] : variables_) {
+  for (const auto& [name, value] : relevant()) {
     if (name.rfind("NCCL_", 0) == 0) kept.emplace(name, value);
   }
   return kept;

@@ -24,7 +24,7 @@ class Environment {
   // The variables worth recording in a Run: NCCL_*, CUDA_*, NVIDIA_*, launcher rank/size variables.
   // Never the whole environment (tokens, passwords).
   std::map<std::string, std::string> relevant() const;
-  // The NCCL_* variables alone: what a collective run records as the settings NCCL ran with.
+  // The relevant NCCL_* variables alone: what a collective run records as the settings NCCL ran with.
   std::map<std::string, std::string> nccl_variables() const;
   const std::map<std::string, std::string, std::less<>>& all() const { return variables_; }
 
