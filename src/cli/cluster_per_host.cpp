@@ -5,7 +5,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "cli/cluster_session.hpp"
+#include "cluster/job_session.hpp"
 #include "cluster/roster.hpp"
 #include "core/environment.hpp"
 #include "core/error.hpp"
@@ -47,7 +47,7 @@ std::optional<int> run_on_every_host(const std::vector<std::string>& argv) {
   runtime::refuse_parallel_launch_without_mpi(launch, platform::mpi_built_in());
   // The children bound their own hangs (copy gates, collective watchdogs); rank 0 waits for them.
   constexpr double kHostRunLimit_s = 12 * 3600;
-  return run_cluster_command(argv, 60, nullptr, [&](ClusterSession& session) {
+  return cluster::run_cluster_command(argv, 60, nullptr, [&](cluster::ClusterSession& session) {
     std::string mine;
     if (session.leads_host()) {
       ChildSpec spec;

@@ -7,19 +7,21 @@
 
 #include <fmt/format.h>
 
-#include "cli/cluster_measure.hpp"
-#include "cli/cluster_session.hpp"
+#include "cli/cluster_host_facts.hpp"
 #include "cli/command.hpp"
 #include "cli/topo_live.hpp"
+#include "cluster/cross_host.hpp"
 #include "cluster/host_comparison.hpp"
 #include "cluster/host_identity.hpp"
-#include "cluster/host_report.hpp"
+#include "cluster/job_cross_host.hpp"
+#include "cluster/job_session.hpp"
 #include "core/environment.hpp"
 #include "core/error.hpp"
-#include "core/run.hpp"
 #include "core/size.hpp"
 #include "core/sweep.hpp"
-#include "discover/live_json.hpp"
+#include "discover/live_system.hpp"
+#include "model/run.hpp"
+#include "model/run_file.hpp"
 #include "platform/mpi_session.hpp"
 #include "report/cluster_tables.hpp"
 #include "runtime/launch_environment.hpp"
@@ -45,26 +47,15 @@ struct ClusterOptions {
 
 // Every host leader discovers its machine (no NCCL child: the cross-host tests run NCCL themselves) and rank 0
 // compares the hosts. `mine` receives this leader's own discovery.
-std::optional<cluster::HostsComparison> gather_host_facts(ClusterSession& session, std::optional<TopoLiveResult>& mine) {
-  std::string report_text;
+std::optional<cluster::HostsComparison> gather_host_facts(cluster::ClusterSession& session,
+                                                          std::optional<TopoLiveResult>& mine) {
+  std::optional<cluster::HostReport> report;
   if (session.leads_host()) {
-    cluster::HostReport report = cluster::host_report_for(session.roster(), session.my_host_index());
-    fill_nccl_version(report);
-    try {
-      TopoLiveOptions options;
-      options.ask_nccl = false;
-      mine = discover_topo_live(options, "");
-      report.system = discover::live_discovery_to_json(mine->live, mine->check);
-    } catch (const Error& e) {
-      report.error = e.what();
-    }
-    report_text = cluster::host_report_to_json(report).dump();
+    TopoLiveOptions options;
+    options.ask_nccl = false;
+    report = discover_host_report(session, options, "", mine);
   }
-  const auto texts = session.gather_from_leaders(report_text, "collecting every host's hardware facts");
-  if (!session.is_root()) return std::nullopt;
-  std::vector<cluster::HostReport> reports;
-  for (const auto& text : texts) reports.push_back(cluster::host_report_from_json(nlohmann::json::parse(text)));
-  return cluster::compare_hosts(reports);
+  return compare_gathered_hosts(session, report);
 }
 
 int run_cluster(const ClusterOptions& options) {
@@ -76,18 +67,18 @@ int run_cluster(const ClusterOptions& options) {
         "e.g. `mpirun -np 16 -npernode 8 linkscope cluster` (see docs/multi-node.md)");
   }
   runtime::refuse_parallel_launch_without_mpi(launch, platform::mpi_built_in());
-  CrossHostOptions cross;
-  cross.sizes = sweep_sizes({parse_size(options.min_bytes), parse_size(options.max_bytes), options.step_factor, 0});
-  cross.max_time_s = options.max_time_s;
-  cross.schedule = options.schedule;
-  cross.all_reduce = !options.no_all_reduce;
-  cross.timeout_s = options.timeout_s;
-  cross.quiet = options.quiet;
+  cluster::CrossHostOptions cross_options;
+  cross_options.sizes = sweep_sizes({parse_size(options.min_bytes), parse_size(options.max_bytes), options.step_factor, 0});
+  cross_options.max_time_s = options.max_time_s;
+  cross_options.schedule = options.schedule;
+  cross_options.all_reduce = !options.no_all_reduce;
+  cross_options.timeout_s = options.timeout_s;
+  cross_options.quiet = options.quiet;
   // NCCL reads its debug variables at its first call: set them before anything touches NCCL.
   runtime::NcclDebugCapture capture(env);
   capture.apply();
 
-  return run_cluster_command(options.argv, options.timeout_s, fill_rank_device, [&](ClusterSession& session) {
+  const auto body = [&](cluster::ClusterSession& session) {
     const cluster::Roster& roster = session.roster();
     if (roster.hosts.size() < 2) {  // every rank sees the same roster: all stop here
       if (session.is_root()) {
@@ -101,40 +92,41 @@ int run_cluster(const ClusterOptions& options) {
     }
     std::optional<TopoLiveResult> mine;
     const auto hosts = gather_host_facts(session, mine);
-    const auto outcome = measure_cross_host(session, hosts ? &*hosts : nullptr, cross, capture);
+    const auto cross = cluster::measure_cross_host(session, hosts ? &*hosts : nullptr, cross_options, capture);
     capture.remove_files();
     if (!session.is_root()) return 0;
 
-    RunDocument run = mine ? discover::topo_live_run(mine->live, mine->check, mine->env, options.argv)
-                           : make_run("cluster", options.argv);
-    run.config["subcommand"] = "cluster";
-    run.config["host"] = session.my_host().name;
-    run.config["cluster"] = {{"sizes_bytes", cross.sizes},       {"schedule", cross.schedule},
-                             {"max_time_s", cross.max_time_s},   {"target_ci", cross.target_ci},
-                             {"timeout_s", cross.timeout_s},     {"all_reduce", cross.all_reduce}};
-    run.environment["launch"] = launch.launcher;
-    run.model = nlohmann::json::object();  // rank 0's model is not the cluster's; `system.hosts` holds each host
+    model::Run run = mine ? discover::topo_live_run(mine->live, mine->check, mine->env, options.argv)
+                          : model::make_run("cluster", options.argv);
+    run.config.subcommand = "cluster";
+    run.config.host = session.my_host().name;
+    run.config.extra["cluster"] = {{"sizes_bytes", cross_options.sizes},     {"schedule", cross_options.schedule},
+                                   {"max_time_s", cross_options.max_time_s}, {"target_ci", cross_options.target_ci},
+                                   {"timeout_s", cross_options.timeout_s},   {"all_reduce", cross_options.all_reduce}};
+    run.environment.launch = launch.launcher;
+    run.topology = model::TopologyView{};  // rank 0's model is not the cluster's; `system.hosts` holds each host
     cluster::add_hosts_to_system(run.system, *hosts);
-    run.measurements["cross_host"] = cluster::cross_host_to_json(outcome->result, outcome->slow);
-    record_cross_host_errors(run, outcome->result);
+    run.measurements.cross_host = *cross;
+    cluster::record_cross_host_errors(run, *cross);
 
     if (options.format == "json") {
-      fmt::print("{}\n", run_to_json(run).dump(2));
+      std::fputs(model::run_text(run).c_str(), stdout);
     } else {
-      fmt::print("linkscope cluster: {} host(s), {} rank(s) under MPI ({})\n\n", session.roster().hosts.size(),
-                 session.roster().world_size, launch.launcher);
+      fmt::print("linkscope cluster: {} host(s), {} rank(s) under MPI ({})\n\n", roster.hosts.size(), roster.world_size,
+                 launch.launcher);
       fmt::print("{}\n{}", report::render_hosts_text(run), report::render_cross_host_text(run));
     }
     std::fflush(stdout);
-    if (!options.output_file.empty()) write_run_file(options.output_file, run);
-    if (outcome->result.pairs.empty()) {
+    if (!options.output_file.empty()) model::write_run_file(options.output_file, run);
+    if (cross->pairs.empty()) {
       std::string why;
-      for (const auto& note : outcome->result.notes) why += (why.empty() ? "" : "; ") + note;
+      for (const auto& note : cross->notes) why += (why.empty() ? "" : "; ") + note;
       std::fprintf(stderr, "linkscope: error: no pair of hosts could be measured: %s\n", why.c_str());
       return to_int(ExitCode::kDevice);
     }
-    return cross_host_exit_code(outcome->result);
-  });
+    return cluster::cross_host_exit_code(*cross);
+  };
+  return cluster::run_cluster_command(options.argv, options.timeout_s, cluster::fill_rank_device, body);
 }
 
 Command add_cluster_command(CLI::App& parent, const std::vector<std::string>& argv) {

@@ -3,24 +3,28 @@
 // the cross-host tests, and rank 0 writes one report for the cluster: its own host's sections, a section per
 // host (facts, differences, findings) and the cross-host matrix. Every host's whole run is kept beside it.
 #include <cstdio>
+#include <memory>
 #include <optional>
 
 #include <fmt/format.h>
 
-#include "cli/cluster_measure.hpp"
-#include "cli/cluster_session.hpp"
 #include "cli/doctor_collect.hpp"
 #include "cli/doctor_profile.hpp"
 #include "cli/topo_live.hpp"
+#include "cluster/cross_host.hpp"
 #include "cluster/host_comparison.hpp"
 #include "cluster/host_report.hpp"
+#include "cluster/job_cross_host.hpp"
+#include "cluster/job_session.hpp"
 #include "core/environment.hpp"
 #include "core/error.hpp"
-#include "core/run.hpp"
 #include "core/size.hpp"
 #include "core/sweep.hpp"
 #include "diagnose/diagnose.hpp"
-#include "discover/live_json.hpp"
+#include "discover/live_system.hpp"
+#include "model/json_read.hpp"
+#include "model/run.hpp"
+#include "model/run_file.hpp"
 #include "platform/mpi_session.hpp"
 #include "report/json_report.hpp"
 #include "report/report_format.hpp"
@@ -36,8 +40,8 @@ namespace {
 using nlohmann::json;
 
 // The cross-host sizes and sampling budget of each doctor profile.
-CrossHostOptions cross_host_options(const DoctorOptions& options) {
-  CrossHostOptions cross;
+cluster::CrossHostOptions cross_host_options(const DoctorOptions& options) {
+  cluster::CrossHostOptions cross;
   SweepSpec sweep{parse_size("1M"), parse_size("256M"), 16, 0};
   cross.max_time_s = 0.2;
   if (options.profile == "quick") {
@@ -54,13 +58,13 @@ CrossHostOptions cross_host_options(const DoctorOptions& options) {
 
 // This host's own doctor run (diagnosed), or its facts alone when it cannot measure (no usable GPU): what the
 // leader sends rank 0. `run` is set when there is a run.
-json examine_host(const ClusterSession& session, const DoctorOptions& options, std::optional<RunDocument>& run) {
+json examine_host(const cluster::ClusterSession& session, const DoctorOptions& options, std::optional<model::Run>& run) {
   cluster::HostReport host = cluster::host_report_for(session.roster(), session.my_host_index());
-  fill_nccl_version(host);
+  cluster::fill_nccl_version(host);
   try {
-    RunDocument mine = collect_live_run(options);
-    diagnose::diagnose(mine, false);
-    host.system = mine.system;
+    model::Run mine = collect_live_run(options);
+    diagnose::diagnose(mine);
+    host.system = std::make_shared<const model::System>(mine.system);
     run = std::move(mine);
   } catch (const Error& e) {
     host.error = e.what();
@@ -68,29 +72,25 @@ json examine_host(const ClusterSession& session, const DoctorOptions& options, s
       TopoLiveOptions facts;
       facts.ask_nccl = false;
       const TopoLiveResult found = discover_topo_live(facts, "");
-      host.system = discover::live_discovery_to_json(found.live, found.check);
+      host.system = std::make_shared<const model::System>(discover::live_system(found.live, found.check));
     } catch (const Error&) {
     }
   }
-  return {{"host", cluster::host_report_to_json(host)}, {"run", run ? run_to_json(*run) : json(nullptr)}};
+  return {{"host", cluster::host_report_to_json(host)}, {"run", run ? model::to_json(*run) : json(nullptr)}};
 }
 
 std::string host_file(const std::string& host) { return "host-" + report::slug(host) + ".json"; }
 
 // Each host's own diagnosis next to its facts in `system.hosts`, and its whole run as a file of the report.
-void add_host_runs(RunDocument& cluster_run, const std::vector<std::optional<RunDocument>>& runs) {
-  auto& hosts = cluster_run.system["hosts"];
+void add_host_runs(model::Run& cluster_run, const std::vector<std::optional<model::Run>>& runs) {
+  auto& hosts = cluster_run.system.hosts;
   for (std::size_t i = 0; i < hosts.size() && i < runs.size(); ++i) {
-    if (!runs[i]) {
-      hosts[i]["findings"] = nullptr;
-      continue;
-    }
-    hosts[i]["findings"] = runs[i]->findings;
-    hosts[i]["run_errors"] = runs[i]->errors;
-    json verdicts = json::object();
-    for (const auto& h : runs[i]->hypotheses) verdicts[h.value("id", "?")] = h.value("verdict", "?");
-    hosts[i]["hypotheses"] = verdicts;
-    hosts[i]["run_file"] = host_file(hosts[i].value("name", "host"));
+    if (!runs[i]) continue;  // it could not be examined: no findings
+    model::Host& host = hosts[i];
+    host.findings = runs[i]->findings;
+    for (const auto& e : runs[i]->errors) host.run_errors.push_back(e.where + ": " + e.message);
+    for (const auto& h : runs[i]->hypotheses) host.hypotheses[h.id] = std::string(model::verdict_name(h.verdict));
+    host.run_file = host_file(host.name);
   }
 }
 
@@ -101,18 +101,18 @@ int run_doctor_cluster(const DoctorOptions& options) {
   const auto launch = runtime::detect_launch(env);
   runtime::refuse_parallel_launch_without_mpi(launch, platform::mpi_built_in());
   const DoctorProfile profile = doctor_profile(options.profile);  // a bad profile is refused before MPI starts
-  const CrossHostOptions cross = cross_host_options(options);
+  const cluster::CrossHostOptions cross = cross_host_options(options);
   DoctorOptions local = options;
   local.child_unset_env = runtime::launch_variable_names();
   // A host that shows no sign of life for one step's limit (doctor_live's 900 s per child) is named.
   const double idle_s = 900 + options.mpi_timeout_s;
   const int steps = 3 + static_cast<int>(profile.coll_ops.size()) + (profile.p2p_bidirectional ? 1 : 0);
 
-  return run_cluster_command(options.argv, options.mpi_timeout_s, fill_rank_device, [&](ClusterSession& session) {
+  const auto body = [&](cluster::ClusterSession& session) {
     const cluster::Roster& roster = session.roster();
     session.barrier("starting each host's own measurements");
-    const double phase_start = ClusterSession::now_s();
-    std::optional<RunDocument> my_run;
+    const double phase_start = cluster::ClusterSession::now_s();
+    std::optional<model::Run> my_run;
     std::string report_text;
     if (session.leads_host()) {
       if (!session.is_root()) local.on_step_done = [&](const std::string& step) { session.send_progress(phase_start, step); };
@@ -128,14 +128,14 @@ int run_doctor_cluster(const DoctorOptions& options) {
     session.barrier("waiting for every host's own measurements", steps * 900.0);
 
     std::optional<cluster::HostsComparison> hosts;
-    std::vector<std::optional<RunDocument>> host_runs;
+    std::vector<std::optional<model::Run>> host_runs;
     if (session.is_root()) {
       std::vector<cluster::HostReport> reports;
       for (const auto& text : texts) {
         const json parsed = json::parse(text);
-        reports.push_back(cluster::host_report_from_json(parsed["host"]));
+        reports.push_back(cluster::host_report_from_json(model::JsonReader::root(parsed["host"], "a host's report")));
         host_runs.push_back(parsed["run"].is_null() ? std::nullopt
-                                                    : std::optional<RunDocument>(run_from_json(parsed["run"], "a host's run")));
+                                                    : std::optional<model::Run>(model::run_from_json(parsed["run"], "a host's run")));
       }
       hosts = cluster::compare_hosts(reports);
     }
@@ -143,36 +143,36 @@ int run_doctor_cluster(const DoctorOptions& options) {
     // NCCL's log is recorded from here on (the measuring children above had their own).
     runtime::NcclDebugCapture capture(env);
     capture.apply();
-    const auto outcome = measure_cross_host(session, hosts ? &*hosts : nullptr, cross, capture);
+    const auto cross_host = cluster::measure_cross_host(session, hosts ? &*hosts : nullptr, cross, capture);
     capture.remove_files();
     if (!session.is_root()) return 0;
 
-    RunDocument run = my_run ? *my_run : make_run("doctor", options.argv);
-    if (!my_run && hosts->hosts.front().system.is_object()) run.system = hosts->hosts.front().system;  // facts, no run
-    run.config["subcommand"] = "doctor";
-    run.config["host"] = session.my_host().name;
-    run.config["profile"] = options.profile;
-    run.config["cluster"] = {{"hosts", roster.hosts.size()},       {"ranks", roster.world_size},
-                             {"sizes_bytes", cross.sizes},         {"max_time_s", cross.max_time_s},
-                             {"timeout_s", cross.timeout_s},       {"cross_host_only", options.cross_host_only}};
-    run.environment["launch"] = launch.launcher;
+    model::Run run = my_run ? *my_run : model::make_run("doctor", options.argv);
+    if (!my_run && hosts->hosts.front().system) run.system = *hosts->hosts.front().system;  // facts, no run
+    run.config.subcommand = "doctor";
+    run.config.host = session.my_host().name;
+    run.config.profile = options.profile;
+    run.config.extra["cluster"] = {{"hosts", roster.hosts.size()},       {"ranks", roster.world_size},
+                                   {"sizes_bytes", cross.sizes},         {"max_time_s", cross.max_time_s},
+                                   {"timeout_s", cross.timeout_s},       {"cross_host_only", options.cross_host_only}};
+    run.environment.launch = launch.launcher;
     cluster::add_hosts_to_system(run.system, *hosts);
     add_host_runs(run, host_runs);
-    run.measurements["cross_host"] = cluster::cross_host_to_json(outcome->result, outcome->slow);
-    record_cross_host_errors(run, outcome->result);
+    run.measurements.cross_host = *cross_host;
+    cluster::record_cross_host_errors(run, *cross_host);
     std::vector<std::string> unexamined;
     for (const auto& host : hosts->hosts) {
       if (host.error.empty()) continue;
       unexamined.push_back(host.name + ": " + host.error);
-      record_error(run, "host " + host.name, host.error);
+      run.record_error("host " + host.name, host.error);
     }
-    diagnose::diagnose(run, false);  // this host's hypotheses judged again, every rule (the cluster's too)
+    diagnose::diagnose(run);  // this host's hypotheses judged again, every rule (the cluster's too)
 
     auto written = report::write_report_directory(options.output_dir, run);
     for (std::size_t i = 0; i < host_runs.size(); ++i) {
       if (!host_runs[i]) continue;
       const std::string path = options.output_dir + "/" + host_file(hosts->hosts[i].name);
-      write_run_file(path, *host_runs[i]);
+      model::write_run_file(path, *host_runs[i]);
       written.push_back(path);
     }
     std::fprintf(stderr, "linkscope doctor: diagnosed %zu host(s); wrote %zu files to %s (open %s/report.html)\n",
@@ -187,7 +187,8 @@ int run_doctor_cluster(const DoctorOptions& options) {
       return to_int(ExitCode::kDevice);
     }
     return doctor_exit_code(run, options.fail_on);
-  });
+  };
+  return cluster::run_cluster_command(options.argv, options.mpi_timeout_s, cluster::fill_rank_device, body);
 }
 
 }  // namespace linkscope::cli

@@ -1,47 +1,21 @@
 #include "cluster/cross_host.hpp"
 
 #include <algorithm>
-#include <cstdlib>
 
 #include <fmt/format.h>
+
+#include "core/text.hpp"
+#include "model/link_rate.hpp"
 
 namespace linkscope::cluster {
 
 namespace {
 
-using nlohmann::json;
-
-int severity(const std::string& status) {
-  if (status == "ok") return 0;
-  if (status == "wrong") return 1;
-  if (status == "error") return 2;
-  if (status == "timeout") return 3;
-  return 2;
-}
-
-double median_of(std::vector<double> values) {
-  std::sort(values.begin(), values.end());
-  const std::size_t n = values.size();
-  return n % 2 == 1 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
-}
-
-json optional_number(const std::optional<double>& value) { return value ? json(*value) : json(nullptr); }
-
-json endpoint_json(const CrossHostEndpoint& e, const std::vector<std::string>& hosts) {
-  return {{"host", hosts.at(static_cast<std::size_t>(e.host))},
-          {"rank", e.rank},
-          {"cuda_device", e.cuda_device ? json(*e.cuda_device) : json(nullptr)},
-          {"pci_bdf", e.gpu_bdf},
-          {"nic", e.nic.empty() ? json(nullptr) : json(e.nic)},
-          {"nic_reason", e.nic.empty() ? json(e.nic_reason) : json(nullptr)},
-          {"transport", e.transport.empty() ? json(nullptr) : json(e.transport)}};
-}
-
 // The NIC a host's pairs went through when they all agree ("" otherwise).
-std::string host_nic(const CrossHostResult& result, int host) {
+std::string host_nic(const model::CrossHost& result, int host) {
   std::string nic;
   for (const auto& pair : result.pairs) {
-    for (const CrossHostEndpoint* e : {&pair.a, &pair.b}) {
+    for (const model::CrossHostEndpoint* e : {&pair.a, &pair.b}) {
       if (e->host != host || e->nic.empty()) continue;
       if (!nic.empty() && nic != e->nic) return "";
       nic = e->nic;
@@ -50,19 +24,25 @@ std::string host_nic(const CrossHostResult& result, int host) {
   return nic;
 }
 
-const json* host_system(const HostsComparison* hosts, int index) {
+const model::System* host_system(const HostsComparison* hosts, int index) {
   if (hosts == nullptr || index < 0 || index >= static_cast<int>(hosts->hosts.size())) return nullptr;
-  const json& system = hosts->hosts[static_cast<std::size_t>(index)].system;
-  return system.is_object() ? &system : nullptr;
+  return hosts->hosts[static_cast<std::size_t>(index)].system.get();
 }
 
 }  // namespace
+
+int status_severity(const std::string& status) {
+  if (status == "ok") return 0;
+  if (status == "wrong") return 1;
+  if (status == "timeout") return 3;
+  return 2;
+}
 
 std::pair<std::string, std::optional<std::string>> series_status(const model::CollectiveSeries& series) {
   std::string status = "ok";
   std::optional<std::string> reason;
   for (const auto& point : series.points) {
-    if (severity(point.status) > severity(status)) {
+    if (status_severity(point.status) > status_severity(status)) {
       status = point.status;
       reason = point.reason.value_or(point.status);
       if (point.status == "wrong") reason = fmt::format("{} wrong elements at {} bytes", point.wrong.value_or(0), point.bytes);
@@ -71,7 +51,7 @@ std::pair<std::string, std::optional<std::string>> series_status(const model::Co
   return {status, reason};
 }
 
-void summarize_pair(CrossHostPair& pair) {
+void summarize_pair(model::CrossHostPair& pair) {
   if (!pair.series) {
     if (pair.status == "ok") {
       pair.status = "error";
@@ -80,7 +60,7 @@ void summarize_pair(CrossHostPair& pair) {
     return;
   }
   auto [status, reason] = series_status(*pair.series);
-  if (severity(status) > severity(pair.status)) {
+  if (status_severity(status) > status_severity(pair.status)) {
     pair.status = status;
     pair.reason = reason;
   }
@@ -90,27 +70,8 @@ void summarize_pair(CrossHostPair& pair) {
   }
 }
 
-std::optional<double> nic_rate_gbytes(const json& system, const std::string& nic) {
-  if (!system.is_object() || !system.contains("nics") || nic.empty()) return std::nullopt;
-  const auto colon = nic.find(':');
-  const std::string name = nic.substr(0, colon);
-  std::optional<int> port;
-  if (colon != std::string::npos) port = std::atoi(nic.c_str() + colon + 1);
-  for (const auto& entry : system["nics"]) {
-    if (entry.value("name", "") != name) continue;
-    if (entry.contains("ports")) {
-      for (const auto& p : entry["ports"]) {
-        if (port && p.value("port", -1) != *port) continue;
-        if (p.contains("rate_gbps") && p["rate_gbps"].is_number()) return p["rate_gbps"].get<double>() / 8;
-      }
-    }
-    if (entry.contains("speed_mbps") && entry["speed_mbps"].is_number()) return entry["speed_mbps"].get<double>() / 8000;
-  }
-  return std::nullopt;
-}
-
-std::vector<SlowCulprit> find_slow(const CrossHostResult& result, const HostsComparison* hosts, double slow_fraction) {
-  std::vector<SlowCulprit> culprits;
+std::vector<model::SlowCulprit> find_slow(const model::CrossHost& result, const HostsComparison* hosts, double slow_fraction) {
+  std::vector<model::SlowCulprit> culprits;
   const int host_count = static_cast<int>(result.hosts.size());
 
   for (int h = 0; h < host_count; ++h) {
@@ -126,7 +87,7 @@ std::vector<SlowCulprit> find_slow(const CrossHostResult& result, const HostsCom
     }
     // With two hosts a failing pair cannot be pinned on either.
     if (host_count >= 3 && involved > 0 && failed == involved) {
-      SlowCulprit c;
+      model::SlowCulprit c;
       c.kind = "failed";
       c.host = h;
       c.nic = host_nic(result, h);
@@ -146,7 +107,7 @@ std::vector<SlowCulprit> find_slow(const CrossHostResult& result, const HostsCom
       if (mine.empty() || others.empty()) continue;
       const double my_median = median_of(mine), other_median = median_of(others);
       if (my_median >= (1 - slow_fraction) * other_median) continue;
-      SlowCulprit c;
+      model::SlowCulprit c;
       c.kind = "host";
       c.host = h;
       c.nic = host_nic(result, h);
@@ -166,23 +127,23 @@ std::vector<SlowCulprit> find_slow(const CrossHostResult& result, const HostsCom
 
   // A pair of a host already named is explained by that host.
   const auto named = [&](int host) {
-    return std::any_of(culprits.begin(), culprits.end(), [&](const SlowCulprit& c) { return c.host == host; });
+    return std::any_of(culprits.begin(), culprits.end(), [&](const model::SlowCulprit& c) { return c.host == host; });
   };
   for (const auto& pair : result.pairs) {
     if (pair.status != "ok" || !pair.bandwidth_gbps || named(pair.a.host) || named(pair.b.host)) continue;
     std::optional<double> rate;
     std::string basis;
-    for (const CrossHostEndpoint* e : {&pair.a, &pair.b}) {
-      const json* system = host_system(hosts, e->host);
+    for (const model::CrossHostEndpoint* e : {&pair.a, &pair.b}) {
+      const model::System* system = host_system(hosts, e->host);
       if (system == nullptr) continue;
-      const auto r = nic_rate_gbytes(*system, e->nic);
-      if (r && (!rate || *r < *rate)) {
-        rate = r;
+      const auto r = model::named_nic_rate(*system, e->nic);
+      if (r && (!rate || r->gbps < *rate)) {
+        rate = r->gbps;
         basis = fmt::format("{} of {}", e->nic, result.hosts[static_cast<std::size_t>(e->host)]);
       }
     }
     if (!rate || *pair.bandwidth_gbps >= kNicRateShare * *rate) continue;
-    SlowCulprit c;
+    model::SlowCulprit c;
     c.kind = "pair";
     c.host = pair.a.host;
     c.other_host = pair.b.host;
@@ -198,55 +159,28 @@ std::vector<SlowCulprit> find_slow(const CrossHostResult& result, const HostsCom
   return culprits;
 }
 
-nlohmann::json cross_host_to_json(const CrossHostResult& result, const std::vector<SlowCulprit>& slow) {
-  const std::size_t n = result.hosts.size();
-  json pairs = json::array();
-  std::vector<std::vector<json>> gbps(n, std::vector<json>(n, json(nullptr)));
-  std::vector<std::vector<json>> status(n, std::vector<json>(n, json("not measured")));
-  for (std::size_t i = 0; i < n; ++i) status[i][i] = "self";
+void record_cross_host_errors(model::Run& run, const model::CrossHost& result) {
+  const auto host = [&](int index) { return result.hosts[static_cast<std::size_t>(index)]; };
   for (const auto& pair : result.pairs) {
-    json entry = {{"a", endpoint_json(pair.a, result.hosts)},
-                  {"b", endpoint_json(pair.b, result.hosts)},
-                  {"round", pair.round},
-                  {"status", pair.status},
-                  {"reason", pair.reason ? json(*pair.reason) : json(nullptr)},
-                  {"bytes", pair.bytes},
-                  {"bandwidth_gbps", optional_number(pair.bandwidth_gbps)},
-                  {"series", pair.series ? coll::to_json(*pair.series) : json(nullptr)}};
-    pairs.push_back(entry);
-    const auto a = static_cast<std::size_t>(pair.a.host), b = static_cast<std::size_t>(pair.b.host);
-    gbps[a][b] = gbps[b][a] = optional_number(pair.bandwidth_gbps);
-    status[a][b] = status[b][a] = pair.status;
+    if (pair.status == "ok") continue;
+    run.record_error(fmt::format("cross_host {} <-> {}", host(pair.a.host), host(pair.b.host)),
+                     pair.status + ": " + pair.reason.value_or(""));
   }
-  json culprits = json::array();
-  for (const auto& c : slow) {
-    culprits.push_back({{"kind", c.kind},
-                        {"host", c.host >= 0 ? json(result.hosts[static_cast<std::size_t>(c.host)]) : json(nullptr)},
-                        {"other_host", c.other_host >= 0 ? json(result.hosts[static_cast<std::size_t>(c.other_host)]) : json(nullptr)},
-                        {"nic", c.nic.empty() ? json(nullptr) : json(c.nic)},
-                        {"measured_gbps", optional_number(c.measured_gbps)},
-                        {"reference_gbps", optional_number(c.reference_gbps)},
-                        {"evidence", c.evidence}});
+  if (result.all_reduce_status != "ok" && result.all_reduce_status != "not run") {
+    run.record_error("cross_host all_reduce", result.all_reduce_status + ": " + result.all_reduce_reason.value_or(""));
   }
-  json all_reduce = {{"status", result.all_reduce_status},
-                     {"reason", result.all_reduce_reason ? json(*result.all_reduce_reason) : json(nullptr)},
-                     {"transports", result.all_reduce_transports},
-                     {"series", result.all_reduce ? coll::to_json(*result.all_reduce) : json(nullptr)}};
-  if (result.all_reduce) {
-    const model::CollectivePoint* point = model::largest_measured_point(*result.all_reduce);
-    all_reduce["nranks"] = result.all_reduce->nranks;
-    all_reduce["bytes"] = point != nullptr ? json(point->bytes) : json(nullptr);
-    all_reduce["busbw_gbps"] = point != nullptr ? optional_number(point->busbw_gbps) : json(nullptr);
+}
+
+int cross_host_exit_code(const model::CrossHost& result) {
+  int worst = 0;
+  for (const auto& pair : result.pairs) worst = std::max(worst, status_severity(pair.status));
+  if (result.all_reduce_status != "not run") worst = std::max(worst, status_severity(result.all_reduce_status));
+  switch (worst) {
+    case 3: return to_int(ExitCode::kTimeout);
+    case 2: return to_int(ExitCode::kDevice);
+    case 1: return to_int(ExitCode::kWrongResults);
+    default: return 0;
   }
-  return {{"op", "sendrecv"},
-          {"schedule", result.schedule},
-          {"sizes_bytes", result.sizes_bytes},
-          {"hosts", result.hosts},
-          {"pairs", pairs},
-          {"matrix", {{"hosts", result.hosts}, {"bandwidth_gbps", gbps}, {"status", status}}},
-          {"all_reduce", all_reduce},
-          {"slow", culprits},
-          {"notes", result.notes}};
 }
 
 }  // namespace linkscope::cluster

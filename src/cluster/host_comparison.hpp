@@ -3,25 +3,14 @@
 #include <utility>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 #include "cluster/host_report.hpp"
+#include "cluster/host_traits.hpp"
+#include "model/system.hpp"
 
-// Rank 0's comparison of the hosts of a job: each host's facts reduced to the traits that should be equal on
-// identical machines (driver, CUDA, NCCL, GPU count and models, NVLinks, PCIe widths, NICs and their link
-// states), hosts with equal traits grouped, and every trait that differs reported with the hosts that differ.
-// Host-only: it reads the `system` JSON each host sent.
+// Rank 0's comparison of the hosts of a job: each host's traits (cluster/host_traits.hpp), hosts with equal traits
+// grouped, and every trait that differs reported with the hosts that differ. Host-only: it reads the typed facts
+// each host sent.
 namespace linkscope::cluster {
-
-struct HostTrait {
-  std::string key;    // "driver"
-  std::string label;  // "NVIDIA driver"
-  std::string value;  // "580.159.04"
-};
-
-// The traits of one host, always the same keys in the same order. Facts a host could not read are spelled
-// "unknown (<reason>)", so two hosts that both miss a fact still compare equal.
-std::vector<HostTrait> host_traits(const HostReport& host);
 
 struct HostGroup {
   std::vector<int> hosts;  // indices into HostsComparison::hosts, ascending
@@ -47,8 +36,8 @@ HostsComparison compare_hosts(std::vector<HostReport> hosts);
 // How host `index` differs from the others: "NVIDIA driver 575.57.08 (3 other hosts: 580.159.04)".
 std::vector<std::string> host_difference_lines(const HostsComparison& comparison, int index);
 
-// `system.hosts`, `system.host_groups` and `system.host_differences` (docs/run-schema.md), added to `system`.
-// `with_facts` false leaves out each host's whole `system` copy (the traits stay).
-void add_hosts_to_system(nlohmann::json& system, const HostsComparison& comparison, bool with_facts = true);
+// Fills `system.hosts`, `system.host_groups` and `system.host_differences` (docs/run-schema.md). `with_facts` false
+// leaves out each host's own facts (the traits stay).
+void add_hosts_to_system(model::System& system, const HostsComparison& comparison, bool with_facts = true);
 
 }  // namespace linkscope::cluster

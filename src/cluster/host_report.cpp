@@ -1,7 +1,5 @@
 #include "cluster/host_report.hpp"
 
-#include "core/error.hpp"
-
 namespace linkscope::cluster {
 
 HostReport host_report_for(const Roster& roster, std::size_t index) {
@@ -21,28 +19,24 @@ nlohmann::json host_report_to_json(const HostReport& report) {
           {"identity_source", report.identity_source},
           {"ranks", report.ranks},
           {"leader", report.leader},
-          {"nccl_version", report.nccl_version ? nlohmann::json(*report.nccl_version) : nlohmann::json(nullptr)},
+          {"nccl_version", model::optional_json(report.nccl_version)},
           {"nccl_version_reason", report.nccl_version_reason},
-          {"system", report.system},
+          {"system", report.system ? model::to_json(*report.system) : nlohmann::json(nullptr)},
           {"error", report.error}};
 }
 
-HostReport host_report_from_json(const nlohmann::json& json) {
-  try {
-    HostReport report;
-    report.name = json.at("name").get<std::string>();
-    report.hostname = json.at("hostname").get<std::string>();
-    report.identity_source = json.at("identity_source").get<std::string>();
-    report.ranks = json.at("ranks").get<std::vector<int>>();
-    report.leader = json.at("leader").get<int>();
-    if (!json.at("nccl_version").is_null()) report.nccl_version = json.at("nccl_version").get<std::string>();
-    report.nccl_version_reason = json.at("nccl_version_reason").get<std::string>();
-    report.system = json.at("system");
-    report.error = json.at("error").get<std::string>();
-    return report;
-  } catch (const nlohmann::json::exception& e) {
-    throw Error(ExitCode::kInternal, std::string("malformed host report: ") + e.what());
-  }
+HostReport host_report_from_json(const model::JsonReader& r) {
+  HostReport report;
+  report.name = r.string_or("name");
+  report.hostname = r.string_or("hostname");
+  report.identity_source = r.string_or("identity_source");
+  for (auto rank : r.integers("ranks")) report.ranks.push_back(static_cast<int>(rank));
+  report.leader = r.small_int("leader").value_or(0);
+  report.nccl_version = r.string("nccl_version");
+  report.nccl_version_reason = r.string_or("nccl_version_reason");
+  if (r.has("system")) report.system = std::make_shared<const model::System>(model::system_from_json(r.object("system")));
+  report.error = r.string_or("error");
+  return report;
 }
 
 }  // namespace linkscope::cluster

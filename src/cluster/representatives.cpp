@@ -9,10 +9,10 @@ namespace linkscope::cluster {
 namespace {
 
 // The host's `system.gpu_nics` entry of a CUDA ordinal, or nullptr.
-const nlohmann::json* gpu_nics_of(const HostReport& host, int cuda_device) {
-  if (!host.system.is_object() || !host.system.contains("gpu_nics")) return nullptr;
-  for (const auto& gpu : host.system["gpu_nics"]) {
-    if (gpu.value("cuda_ordinal", -1) == cuda_device) return &gpu;
+const model::GpuNics* gpu_nics_of(const HostReport& host, int cuda_device) {
+  if (!host.system) return nullptr;
+  for (const auto& gpu : host.system->gpu_nics) {
+    if (gpu.cuda_ordinal.value_or(-1) == cuda_device) return &gpu;
   }
   return nullptr;
 }
@@ -35,10 +35,10 @@ std::vector<Representative> choose_representatives(const Roster& roster, const H
       candidate.rank = rank;
       candidate.cuda_device = *hello.cuda_device;
       int distance = 1 << 20;  // unknown relations rank after every known one
-      const nlohmann::json* gpu = h < hosts.hosts.size() ? gpu_nics_of(hosts.hosts[h], *hello.cuda_device) : nullptr;
-      if (gpu != nullptr && (*gpu)["closest"].is_string()) {
-        candidate.nic = (*gpu)["closest"].get<std::string>();
-        candidate.relation = (*gpu).value("closest_relation", "");
+      const model::GpuNics* gpu = h < hosts.hosts.size() ? gpu_nics_of(hosts.hosts[h], *hello.cuda_device) : nullptr;
+      if (gpu != nullptr && gpu->closest) {
+        candidate.nic = *gpu->closest;
+        candidate.relation = gpu->closest_relation.value_or("");
         distance = discover::relation_distance(candidate.relation);
       }
       if (distance < best_distance) {

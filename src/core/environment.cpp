@@ -41,6 +41,14 @@ std::map<std::string, std::string> Environment::relevant() const {
   return kept;
 }
 
+std::map<std::string, std::string> Environment::nccl_variables() const {
+  std::map<std::string, std::string> kept;
+  for (const auto& [name, value] : relevant()) {
+    if (name.rfind("NCCL_", 0) == 0) kept.emplace(name, value);
+  }
+  return kept;
+}
+
 bool is_relevant_variable(std::string_view name) {
   static constexpr std::string_view kPrefixes[] = {"NCCL_", "CUDA_", "NVIDIA_", "LINKSCOPE_"};
   static constexpr std::string_view kExact[] = {

@@ -24,6 +24,8 @@ class Environment {
   // The variables worth recording in a Run: NCCL_*, CUDA_*, NVIDIA_*, launcher rank/size variables.
   // Never the whole environment (tokens, passwords).
   std::map<std::string, std::string> relevant() const;
+  // The relevant NCCL_* variables alone: what a collective run records as the settings NCCL ran with.
+  std::map<std::string, std::string> nccl_variables() const;
   const std::map<std::string, std::string, std::less<>>& all() const { return variables_; }
 
  private:

@@ -13,6 +13,7 @@
 #include "measure/collective_wait.hpp"
 #include "measure/launch_gate.hpp"
 #include "measure/nccl_buffer.hpp"
+#include "measure/nccl_communicators.hpp"
 #include "measure/nccl_error.hpp"
 #include "plan/collective_layout.hpp"
 #include "platform/cuda_check.hpp"
@@ -359,6 +360,8 @@ CollectiveBenchmark::~CollectiveBenchmark() {
   // about to end, so the buffers are deliberately left to the driver.
   if (comms_.aborted()) static_cast<void>(impl_.release());
 }
+
+bool CollectiveBenchmark::aborted() const { return comms_.aborted(); }
 
 model::CollectivePoint CollectiveBenchmark::measure(const SeriesKey& key, std::uint64_t requested_bytes, bool in_place,
                                                    const BenchmarkOptions& options) {

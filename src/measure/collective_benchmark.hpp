@@ -6,18 +6,16 @@
 
 #include "core/adaptive_sampler.hpp"
 #include "measure/collective_process_group.hpp"
-#include "measure/nccl_communicators.hpp"
 #include "model/collectives.hpp"
-#include "plan/collective_spec.hpp"
+#include "plan/collective_run_plan.hpp"
 
+// No CUDA or NCCL header here (the communicators are only named), so that code outside platform/ and measure/ can
+// describe a benchmark through measure/collective_run.hpp.
 namespace linkscope::measure {
 
-struct SeriesKey {
-  coll::CollectiveOp op = coll::CollectiveOp::kAllReduce;
-  coll::DataType type = coll::DataType::kFloat;
-  coll::RedOp redop = coll::RedOp::kSum;
-  int root = 0;
-};
+class NcclCommunicators;
+
+using coll::SeriesKey;
 
 struct BenchmarkOptions {
   int warmup_iters = 1;
@@ -48,7 +46,7 @@ class CollectiveBenchmark {
   model::CollectivePoint measure(const SeriesKey& key, std::uint64_t requested_bytes, bool in_place,
                                 const BenchmarkOptions& options);
 
-  bool aborted() const { return comms_.aborted(); }
+  bool aborted() const;
   std::uint64_t buffer_bytes() const { return buffer_bytes_; }
 
   struct Impl;  // buffers, counters, events and the gate (collective_benchmark.cpp)

@@ -24,7 +24,7 @@ std::string uuid_text(const cudaUUID_t& uuid) {
 
 std::vector<model::DeviceRecord> local_device_records(const NcclCommunicators& comms) {
   std::vector<model::DeviceRecord> records;
-  const std::string host = host_name();
+  const std::string host = model::host_name();
   for (std::size_t i = 0; i < comms.local_count(); ++i) {
     cudaDeviceProp prop{};
     LINKSCOPE_CUDA_CHECK(cudaGetDeviceProperties(&prop, comms.local(i).device));
@@ -43,12 +43,15 @@ std::vector<model::DeviceRecord> local_device_records(const NcclCommunicators& c
   return records;
 }
 
-std::vector<model::DeviceRecord> gather_device_records(const NcclCommunicators& comms, ProcessGroup& group) {
-  nlohmann::json mine = nlohmann::json::array();
-  for (const auto& r : local_device_records(comms)) mine.push_back(coll::to_json(r));
+std::vector<model::DeviceRecord> gather_device_records(const std::vector<model::DeviceRecord>& mine, ProcessGroup& group) {
+  nlohmann::json records = nlohmann::json::array();
+  for (const auto& r : mine) records.push_back(model::to_json(r));
   std::vector<model::DeviceRecord> all;
-  for (const auto& text : group.gather(mine.dump())) {
-    for (const auto& j : nlohmann::json::parse(text)) all.push_back(model::device_from_json(j));
+  for (const auto& text : group.gather(records.dump())) {
+    const nlohmann::json theirs = nlohmann::json::parse(text);
+    for (const auto& r : model::JsonReader::root(theirs, "a process's GPU records").elements()) {
+      all.push_back(model::device_from_json(r));
+    }
   }
   std::sort(all.begin(), all.end(), [](const auto& a, const auto& b) { return a.rank < b.rank; });
   return all;

@@ -29,6 +29,7 @@ class MpiProcessGroup final : public ProcessGroup {
   void broadcast(void* data, std::size_t bytes, int root) override { session_.broadcast(data, bytes, root); }
   std::vector<std::string> gather(const std::string& text) override { return session_.gather(text, 0); }
   void barrier() override { session_.barrier(); }
+  bool blocks_without_deadline() const override { return true; }
 
  private:
   platform::MpiSession& session_;

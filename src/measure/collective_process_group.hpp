@@ -25,6 +25,9 @@ class ProcessGroup {
   // Every process's text in rank order at rank 0; empty elsewhere.
   virtual std::vector<std::string> gather(const std::string& text) = 0;
   virtual void barrier() = 0;
+  // True when a call blocks until every process takes part, with no deadline (MPI collectives): once the
+  // communicators were aborted after a hang a peer may never take part again, so no further call is made.
+  virtual bool blocks_without_deadline() const { return false; }
 };
 
 // This process alone: reductions are the identity.

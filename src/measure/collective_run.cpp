@@ -1,0 +1,180 @@
+#include "measure/collective_run.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+#include <fmt/format.h>
+
+#include "core/error.hpp"
+#include "measure/collective_benchmark.hpp"
+#include "measure/collective_devices.hpp"
+#include "measure/collective_watchdog.hpp"
+#include "measure/nccl_communicators.hpp"
+#include "plan/collective_run_plan.hpp"
+#include "platform/cuda_device_info.hpp"
+#include "runtime/nccl_debug_capture.hpp"
+#include "runtime/nccl_log.hpp"
+
+namespace linkscope::measure {
+
+static_assert(sizeof(ncclUniqueId) == kNcclIdBytes, "kNcclIdBytes must be the size of NCCL's unique id");
+
+namespace {
+
+// The GPUs' properties, when the plan needs them: for their memory, or for a type that needs sm_90.
+std::vector<platform::CudaDeviceInfo> device_infos(const CollectiveRequest& request) {
+  const auto& types = request.plan.types;
+  if (!request.fit_sizes_to_memory && std::none_of(types.begin(), types.end(), coll::type_needs_sm90)) return {};
+  std::vector<platform::CudaDeviceInfo> infos;
+  for (int device : request.devices) infos.push_back(platform::cuda_device_info(device));
+  return infos;
+}
+
+// The plan as these GPUs run it: the types they support, the series, and (when asked) the sizes that fit the
+// smallest GPU of the whole group.
+CollectiveSetup settle(const CollectiveRequest& request, ProcessGroup& group) {
+  const std::vector<platform::CudaDeviceInfo> gpus = device_infos(request);
+  CollectiveSetup setup;
+  setup.plan = request.plan;
+  setup.nranks = group.size() * setup.plan.gpus_per_process;
+  std::vector<coll::GpuCapability> capabilities;
+  for (const auto& gpu : gpus) capabilities.push_back({gpu.id, gpu.name, gpu.major, gpu.minor});
+  coll::keep_types_the_gpus_run(setup.plan, capabilities);
+  setup.series = coll::series_keys(setup.plan, setup.nranks);  // refuses a root that is not a rank
+  if (!request.fit_sizes_to_memory) {
+    setup.buffer_bytes = coll::largest_buffer_bytes(setup.plan, setup.nranks);
+    return setup;
+  }
+  std::vector<double> memory{1e30};
+  for (const auto& gpu : gpus) memory[0] = std::min(memory[0], static_cast<double>(gpu.total_memory_bytes));
+  group.allreduce(memory, ProcessGroup::Op::kMin);
+  const coll::SizeFit fit = coll::fit_sizes(setup.plan, setup.nranks, static_cast<std::uint64_t>(memory[0]));
+  setup.buffer_bytes = fit.buffer_bytes;
+  setup.reduced_max_bytes = fit.reduced_max_bytes;
+  return setup;
+}
+
+// The id every process's communicators join: given, or made at group rank 0 and broadcast.
+ncclUniqueId shared_id(const CollectiveRequest& request, ProcessGroup& group) {
+  ncclUniqueId id{};
+  if (request.nccl_id) {
+    if (request.nccl_id->size() != sizeof id) throw Error(ExitCode::kInternal, "an NCCL unique id of the wrong size");
+    std::memcpy(&id, request.nccl_id->data(), sizeof id);
+    return id;
+  }
+  if (group.rank() == 0) id = new_nccl_unique_id();
+  group.broadcast(&id, sizeof id, 0);
+  return id;
+}
+
+BenchmarkOptions benchmark_options(const coll::CollPlan& plan) {
+  BenchmarkOptions options;
+  options.warmup_iters = plan.warmup_iters;
+  options.fixed_iters = plan.fixed_iters;
+  options.sampling.target_ci = plan.target_ci;
+  options.sampling.max_time_s = plan.max_time_s;
+  options.agg_iters = plan.agg_iters;
+  options.graph_launches = plan.graph_launches;
+  options.reduction = plan.reduction;
+  options.verify = plan.verify;
+  options.timeout_s = plan.timeout_s;
+  return options;
+}
+
+// Every process's NCCL log read at group rank 0 (nothing elsewhere). After an abort a peer may be stuck in an MPI
+// collective that never completes: then each process keeps to its own log.
+std::optional<model::RuntimeRun> gathered_runtime(const CollectiveRequest& request, ProcessGroup& group, bool aborted) {
+  const runtime::NcclDebugCapture& capture = *request.capture;
+  const std::string mine = capture.collect();
+  const std::vector<std::string> logs =
+      aborted && group.blocks_without_deadline() ? std::vector<std::string>{mine} : group.gather(mine);
+  if (group.rank() != 0) return std::nullopt;
+  if (!capture.active()) return model::RuntimeRun::not_recorded(*request.runtime_context, capture.reason());
+  std::string all;
+  for (const auto& text : logs) all += text;
+  model::RuntimeRun run;
+  run.context = *request.runtime_context;
+  run.env = request.nccl_env;
+  run.info = runtime::parse_nccl_log(all);
+  return run;
+}
+
+}  // namespace
+
+std::string new_nccl_id() {
+  const ncclUniqueId id = new_nccl_unique_id();
+  return std::string(reinterpret_cast<const char*>(&id), sizeof id);
+}
+
+ExitCode CollectiveRun::status() const {
+  bool timeout = false, error = false, wrong = false;
+  for (const auto& s : series) {
+    for (const auto& p : s.points) {
+      timeout |= p.status == "timeout";
+      error |= p.status == "error";
+      wrong |= p.wrong.value_or(0) > 0;
+    }
+  }
+  if (timeout) return ExitCode::kTimeout;
+  if (error) return ExitCode::kDevice;
+  if (wrong) return ExitCode::kWrongResults;
+  return ExitCode::kOk;
+}
+
+CollectiveRun run_collectives(const CollectiveRequest& request, ProcessGroup& group, const CollectiveProgress& progress) {
+  if (request.devices.size() != static_cast<std::size_t>(request.plan.gpus_per_process)) {
+    throw Error(ExitCode::kInternal, fmt::format("a collective run of {} GPU(s) per process given {} GPU(s)",
+                                                 request.plan.gpus_per_process, request.devices.size()));
+  }
+  if (request.runtime_context && request.capture == nullptr) {
+    throw Error(ExitCode::kInternal, "a collective run asked for NCCL's log without a capture");
+  }
+  CollectiveRun run;
+  run.setup = settle(request, group);
+  const CollectiveSetup& setup = run.setup;
+  if (progress.on_setup) progress.on_setup(setup);
+
+  const ncclUniqueId id = shared_id(request, group);
+  std::vector<LocalRank> local;
+  for (std::size_t i = 0; i < request.devices.size(); ++i) {
+    local.push_back({group.rank() * setup.plan.gpus_per_process + static_cast<int>(i), request.devices[i]});
+  }
+  {
+    // Nothing else could interrupt NCCL's initialisation (a rank that never joins): end the process.
+    Watchdog init_watchdog(setup.plan.timeout_s, [capture = request.capture, message = request.init_timeout_message] {
+      if (capture != nullptr) capture->remove_files();
+      std::fprintf(stderr, "%s\n", message.c_str());
+      std::fflush(stderr);
+      std::_Exit(to_int(ExitCode::kTimeout));
+    });
+    NcclCommunicators comms(id, setup.nranks, local, CommunicatorOptions{});
+    init_watchdog.disarm();
+    run.local_devices = local_device_records(comms);
+    CollectiveBenchmark bench(comms, group, setup.buffer_bytes);
+    model::CollectiveSeries prototype;
+    prototype.nranks = setup.nranks;
+    prototype.launch = request.launch;
+    prototype.graph = setup.plan.graph_launches > 0;
+    prototype.time_reduction = setup.plan.reduction;
+    prototype.env = request.nccl_env;
+    prototype.devices = gather_device_records(run.local_devices, group);
+    run.devices = prototype.devices;
+    if (progress.on_started) progress.on_started(run.devices);
+
+    SweepPlan sweep;
+    sweep.series = setup.series;
+    sweep.sizes = setup.plan.sizes;
+    sweep.in_place = setup.plan.in_place;
+    sweep.cycles = setup.plan.cycles;
+    sweep.options = benchmark_options(setup.plan);
+    sweep.size_errors = request.size_errors;
+    run.series = run_sweep(bench, sweep, prototype, progress.on_size);
+    run.aborted = comms.aborted();
+  }  // communicators destroyed: NCCL has written its whole log
+  if (request.runtime_context) run.runtime = gathered_runtime(request, group, run.aborted);
+  return run;
+}
+
+}  // namespace linkscope::measure

@@ -16,6 +16,7 @@ std::vector<model::CollectiveSeries> run_sweep(CollectiveBenchmark& bench, const
       series.redop = key.redop;
       series.root = coll::op_is_rooted(key.op) ? key.root : -1;
       series.nccl_call = nccl_call_name(key.op);
+      bool stopped = false;
       for (std::uint64_t bytes : plan.sizes) {
         std::vector<model::CollectivePoint> points;
         for (bool in_place : {false, true}) {
@@ -23,21 +24,25 @@ std::vector<model::CollectiveSeries> run_sweep(CollectiveBenchmark& bench, const
           try {
             points.push_back(bench.measure(key, bytes, in_place, plan.options));
           } catch (const DeviceError& e) {
-            if (!plan.continue_after_errors) throw;
+            if (plan.size_errors == SizeErrors::kThrow) throw;
             model::CollectivePoint failed;
             failed.requested_bytes = bytes;
             failed.in_place = in_place;
             failed.status = "error";
             failed.reason = e.what();
             points.push_back(std::move(failed));
+            if (plan.size_errors == SizeErrors::kRecordAndStop) {
+              stopped = true;
+              break;
+            }
           }
         }
         series.points.insert(series.points.end(), points.begin(), points.end());
         if (on_size) on_size(series, points);
-        if (bench.aborted()) break;
+        if (bench.aborted() || stopped) break;
       }
       results.push_back(std::move(series));
-      if (bench.aborted()) return results;
+      if (bench.aborted() || stopped) return results;
     }
   }
   return results;

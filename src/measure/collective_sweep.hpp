@@ -7,6 +7,14 @@
 
 namespace linkscope::measure {
 
+// What a size that fails in CUDA or NCCL does to the sweep.
+enum class SizeErrors {
+  kRecordAndContinue,  // one process: the size's point is "error" and the sweep goes on
+  kThrow,              // processes in lock step (MPI collectives): DeviceError ends the run everywhere
+  kRecordAndStop,      // processes on deadline-bound messages: the point is "error", the sweep ends, what was measured
+                       // is returned (a partner that still waits is named by its own NCCL watchdog)
+};
+
 struct SweepPlan {
   std::vector<SeriesKey> series;          // every (op, type, redop, root) to run, in order
   std::vector<std::uint64_t> sizes;       // requested bytes
@@ -14,8 +22,7 @@ struct SweepPlan {
   bool in_place = false;
   int cycles = 1;                         // -N: repeat the whole sweep
   BenchmarkOptions options;
-  // Record a failing size and go on (single process); under MPI a failure is raised so all processes stop.
-  bool continue_after_errors = true;
+  SizeErrors size_errors = SizeErrors::kRecordAndContinue;
 };
 
 // Called after each size of a series with that size's points (out of place first).

@@ -138,6 +138,12 @@ CollPlan make_coll_plan(const CollOptions& o) {
   if (o.timeout_s < 0) throw UsageError(fmt::format("invalid --timeout {}: seconds must be >= 0", o.timeout_s));
 
   plan.fixed_iters = o.iters;
+  plan.warmup_iters = o.warmup_iters;
+  plan.agg_iters = o.agg_iters;
+  plan.graph_launches = o.graph_launches;
+  plan.cycles = o.cycles;
+  plan.timeout_s = o.timeout_s;
+  plan.all_types = o.datatype == "all";  // spelled exactly so (the type list above ignores case)
   if (o.target_ci) {
     if (!(*o.target_ci > 0 && *o.target_ci < 1)) {
       throw UsageError(fmt::format("invalid --target-ci {}: a relative CI half-width between 0 and 1 (e.g. 0.01)",
@@ -207,6 +213,11 @@ std::vector<int> select_local_devices(int visible_devices, int gpus, int local_r
   std::vector<int> devices;
   for (int i = 0; i < gpus; ++i) devices.push_back(first + i);
   return devices;
+}
+
+std::optional<int> nccl_tests_device(const Environment& env) {
+  if (const auto text = env.get("NCCL_TESTS_DEVICE")) return std::atoi(text->c_str());
+  return std::nullopt;
 }
 
 }  // namespace linkscope::coll

@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "core/environment.hpp"
 #include "plan/collective_spec.hpp"
 
 // `linkscope coll` options as the user typed them (nccl-tests' flags plus linkscope's own) and their
@@ -61,6 +62,12 @@ struct CollPlan {
   double target_ci = 0.01;
   double max_time_s = 0.15;
   RankTimeReduction reduction = RankTimeReduction::kMaximum;
+  int warmup_iters = 1;               // untimed operations before each point
+  int agg_iters = 1;                  // operations per iteration, in one NCCL group
+  int graph_launches = 0;             // > 0: iterations captured into CUDA graphs
+  int cycles = 1;                     // repeats of the whole sweep
+  double timeout_s = 0;               // NCCL initialisation and progress watchdog; 0 = none
+  bool all_types = false;             // -d all: a type the GPUs cannot run is dropped, not refused
   std::vector<std::string> notes;     // things the user should know (ignored flags, rounding, mappings)
 };
 
@@ -86,5 +93,8 @@ namespace linkscope::coll {
 // bound GPUs per task, e.g. srun --gpus-per-task) they are 0..gpus-1. Throws UsageError when the
 // devices are not visible.
 std::vector<int> select_local_devices(int visible_devices, int gpus, int local_rank, std::optional<int> first_device);
+
+// NCCL_TESTS_DEVICE (nccl-tests' variable): the first GPU of a process, when set.
+std::optional<int> nccl_tests_device(const Environment& env);
 
 }  // namespace linkscope::coll

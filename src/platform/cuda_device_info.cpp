@@ -35,6 +35,7 @@ CudaDeviceInfo cuda_device_info(int device) {
   info.major = prop.major;
   info.minor = prop.minor;
   info.shared_memory_per_block_optin = prop.sharedMemPerBlockOptin;
+  info.total_memory_bytes = prop.totalGlobalMem;
   return info;
 }
 

@@ -2,6 +2,7 @@
 #include <cstdint>
 #include <string>
 
+// No CUDA header here: code outside platform/ and measure/ may ask about the GPUs through it.
 namespace linkscope::platform {
 
 // What a measurement needs to know about one GPU, and what identifies it across tools (BDF, UUID).
@@ -13,6 +14,7 @@ struct CudaDeviceInfo {
   int sm_count = 0;
   int major = 0, minor = 0;
   std::size_t shared_memory_per_block_optin = 0;
+  std::uint64_t total_memory_bytes = 0;  // device memory as the properties report it (no context needed)
 };
 CudaDeviceInfo cuda_device_info(int device);
 
@@ -22,6 +24,9 @@ struct DeviceMemory {
 };
 // cudaMemGetInfo on `device` (creates its context).
 DeviceMemory device_memory(int device);
+
+// Number of CUDA devices; 0 (not an error) when there is no driver or no GPU. `reason` says why.
+int cuda_device_count_or_zero(const char** reason = nullptr);
 
 // Number of usable CUDA devices; throws DeviceError (exit 3) with the driver's reason when there is none.
 int require_cuda_devices();

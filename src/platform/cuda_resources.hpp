@@ -3,6 +3,8 @@
 
 #include <cstddef>
 
+#include "platform/cuda_device_info.hpp"
+
 namespace linkscope::platform {
 
 // Makes `device` current for the scope and restores the previous device afterwards.
@@ -96,8 +98,5 @@ class Event {
   cudaEvent_t event_ = nullptr;
   int device_ = -1;
 };
-
-// Number of CUDA devices; 0 (not an error) when there is no driver or no GPU. `reason` says why.
-int cuda_device_count_or_zero(const char** reason = nullptr);
 
 }  // namespace linkscope::platform

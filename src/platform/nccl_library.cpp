@@ -77,6 +77,13 @@ std::string nccl_version_string(int code) {
 
 std::string NcclLibrary::version_string() const { return nccl_version_string(version_code); }
 
+int nccl_headers_version_code() { return NCCL_VERSION_CODE; }
+
+NcclLibraryInfo nccl_library_info() {
+  const NcclLibrary& library = nccl_library();
+  return {library.path, library.version_code, library.version_string()};
+}
+
 const NcclLibrary& nccl_library() {
   // Success is cached; a failure is re-thrown on every call with the same message.
   static std::once_flag once;

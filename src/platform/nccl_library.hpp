@@ -3,6 +3,8 @@
 
 #include <string>
 
+#include "platform/nccl_version.hpp"
+
 namespace linkscope::platform {
 
 // NCCL's API resolved with dlopen/dlsym from the system's libnccl.so.2 (or LINKSCOPE_NCCL_LIBRARY).
@@ -48,8 +50,5 @@ struct NcclLibrary {
 
 // Opens NCCL once per process. Throws DeviceError ("NCCL library not found: ...") when it cannot.
 const NcclLibrary& nccl_library();
-
-// NCCL's version code as "2.28.9" (codes >= 10000 are major*10000 + minor*100 + patch).
-std::string nccl_version_string(int code);
 
 }  // namespace linkscope::platform

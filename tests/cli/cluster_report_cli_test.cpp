@@ -5,6 +5,7 @@
 
 #include <filesystem>
 
+#include "model/run_file.hpp"
 #include "support/html_validation.hpp"
 #include "support/run_command.hpp"
 #include "support/temp_dir.hpp"
@@ -17,7 +18,7 @@ using test::run_command;
 
 std::string saved_cluster_run(const test::TempDir& dir) {
   const std::string path = dir.path() + "/cluster-run.json";
-  write_run_file(path, test::cluster_run());
+  model::write_run_file(path, test::cluster_run());
   return path;
 }
 

@@ -27,15 +27,6 @@ using coll::CollectiveOp;
 using coll::DataType;
 using coll::RedOp;
 
-#define LINKSCOPE_REQUIRE_NCCL()                                          \
-  do {                                                                    \
-    try {                                                                 \
-      platform::nccl_library();                                           \
-    } catch (const Error& e) {                                            \
-      GTEST_SKIP() << "needs NCCL: " << e.what();                         \
-    }                                                                     \
-  } while (0)
-
 int gpu_count() { return platform::cuda_device_count_or_zero(); }
 
 // Communicators over the first `n` GPUs of this process.

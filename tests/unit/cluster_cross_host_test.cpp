@@ -3,6 +3,8 @@
 #include <functional>
 
 #include "cluster/cross_host.hpp"
+#include "model/link_rate.hpp"
+#include "unit/cluster_test_hosts.hpp"
 
 namespace linkscope::cluster {
 namespace {
@@ -28,12 +30,12 @@ model::CollectiveSeries sendrecv(double largest_gbps, const std::string& status 
   return series;
 }
 
-CrossHostResult cluster_of(int hosts, const std::function<double(int, int)>& gbps) {
-  CrossHostResult result;
+model::CrossHost cluster_of(int hosts, const std::function<double(int, int)>& gbps) {
+  model::CrossHost result;
   for (int h = 0; h < hosts; ++h) result.hosts.push_back("node-" + std::string(1, static_cast<char>('a' + h)));
   for (int a = 0; a < hosts; ++a) {
     for (int b = a + 1; b < hosts; ++b) {
-      CrossHostPair pair;
+      model::CrossHostPair pair;
       pair.a.host = a;
       pair.b.host = b;
       pair.a.nic = pair.b.nic = "mlx5_0:1";
@@ -47,21 +49,21 @@ CrossHostResult cluster_of(int hosts, const std::function<double(int, int)>& gbp
 }
 
 TEST(ClusterCrossHost, PairSummaryTakesTheLargestSizeAndTheWorstStatus) {
-  CrossHostPair pair;
+  model::CrossHostPair pair;
   pair.series = sendrecv(48.2);
   summarize_pair(pair);
   EXPECT_EQ(pair.status, "ok");
   EXPECT_EQ(pair.bytes, 1ULL << 28);
   EXPECT_DOUBLE_EQ(*pair.bandwidth_gbps, 48.2);
 
-  CrossHostPair failed;
+  model::CrossHostPair failed;
   failed.series = sendrecv(48.2, "timeout");
   summarize_pair(failed);
   EXPECT_EQ(failed.status, "timeout");
   EXPECT_EQ(failed.reason, "no progress for 60 s");
   EXPECT_EQ(failed.bytes, 1ULL << 20);  // the largest size that was measured
 
-  CrossHostPair never;
+  model::CrossHostPair never;
   never.reason = "NCCL initialisation failed";
   summarize_pair(never);
   EXPECT_EQ(never.status, "error");
@@ -108,11 +110,9 @@ TEST(ClusterCrossHost, AHostEveryPairOfWhichFailedIsNamed) {
 HostsComparison facts_with_nic_rate(int hosts, double rate_gbit) {
   std::vector<HostReport> reports;
   for (int h = 0; h < hosts; ++h) {
-    HostReport report;
-    report.name = "node-" + std::string(1, static_cast<char>('a' + h));
-    report.system = {{"nics", {{{"name", "mlx5_0"}, {"kind", "infiniband"},
-                                {"ports", {{{"port", 1}, {"state", "ACTIVE"}, {"rate_gbps", rate_gbit}}}}}}}};
-    reports.push_back(report);
+    model::System system;
+    system.nics = {test::infiniband_hca("mlx5_0", rate_gbit)};
+    reports.push_back(test::host_with("node-" + std::string(1, static_cast<char>('a' + h)), h, std::move(system)));
   }
   return compare_hosts(reports);
 }
@@ -131,21 +131,28 @@ TEST(ClusterCrossHost, APairBelowItsNicRateIsNamedEvenWithTwoHosts) {
 }
 
 TEST(ClusterCrossHost, NicRatesFromFacts) {
-  const json system = {{"nics",
-                        {{{"name", "mlx5_0"}, {"ports", {{{"port", 1}, {"rate_gbps", 200.0}}, {{"port", 2}, {"rate_gbps", 400.0}}}}},
-                         {{"name", "eth0"}, {"speed_mbps", 100000}}}}};
-  EXPECT_DOUBLE_EQ(*nic_rate_gbytes(system, "mlx5_0:2"), 50.0);
-  EXPECT_DOUBLE_EQ(*nic_rate_gbytes(system, "mlx5_0:1"), 25.0);
-  EXPECT_DOUBLE_EQ(*nic_rate_gbytes(system, "eth0"), 12.5);
-  EXPECT_FALSE(nic_rate_gbytes(system, "eth1"));
-  EXPECT_FALSE(nic_rate_gbytes(system, ""));
+  // find_slow takes a NIC's rate from the host's facts (model::named_nic_rate): a port's Gbit/s, an interface's Mbit/s.
+  model::System system;
+  model::Nic hca = test::infiniband_hca("mlx5_0", 200);
+  hca.ports.push_back({2, "ACTIVE", 400.0, "InfiniBand"});
+  model::Nic eth;
+  eth.name = "eth0";
+  eth.kind = "ethernet";
+  eth.speed_mbps = 100000;
+  system.nics = {hca, eth};
+  EXPECT_DOUBLE_EQ(model::named_nic_rate(system, "mlx5_0:2")->gbps, 50.0);
+  EXPECT_DOUBLE_EQ(model::named_nic_rate(system, "mlx5_0:1")->gbps, 25.0);
+  EXPECT_DOUBLE_EQ(model::named_nic_rate(system, "eth0")->gbps, 12.5);
+  EXPECT_FALSE(model::named_nic_rate(system, "eth1"));
+  EXPECT_FALSE(model::named_nic_rate(system, ""));
 }
 
 TEST(ClusterCrossHost, JsonHasASymmetricMatrix) {
   auto result = cluster_of(3, [](int a, int b) { return a == 0 && b == 2 ? 0.0 : 40.0 + a + b; });
   result.schedule = "rounds";
   result.sizes_bytes = {1ULL << 20, 1ULL << 28};
-  const json out = cross_host_to_json(result, find_slow(result, nullptr));
+  result.slow = find_slow(result, nullptr);
+  const json out = model::to_json(result);
   const json& matrix = out["matrix"];
   EXPECT_EQ(matrix["hosts"], json({"node-a", "node-b", "node-c"}));
   EXPECT_TRUE(matrix["bandwidth_gbps"][0][0].is_null());

@@ -66,38 +66,32 @@ TEST_F(ClusterGpuNics, RelationsAsNvidiaSmiNamesThemClosestFirst) {
   EXPECT_EQ(relation_distance("NV18"), 5);
 }
 
-// system.gpu_nics as the Run document writes it.
-nlohmann::json gpu_nics_document(std::vector<model::GpuNics> entries) {
-  model::System system;
-  system.present = true;
-  system.synthesized_topology = model::SynthesizedTopology{};
-  system.gpu_nics = std::move(entries);
-  return model::to_json(system)["gpu_nics"];
-}
-
-TEST_F(ClusterGpuNics, JsonCarriesNcclsGpuDirectDecision) {
+TEST_F(ClusterGpuNics, GpuNicsCarryNcclsGpuDirectDecision) {
   const SynthesizedTopology topology = synthesize_topology_xml(facts_, env_);
   const ModelSummary model = model_topology_xml(topology.xml, "synthesized", env_);
-  const nlohmann::json gpus = gpu_nics_document(gpu_nics(facts_, topology.nets, &model.view));
+  const std::vector<model::GpuNics> gpus = gpu_nics(facts_, topology.nets, &model.view);
   ASSERT_EQ(gpus.size(), 3u);
-  EXPECT_EQ(gpus[0]["cuda_ordinal"], 0);
-  EXPECT_EQ(gpus[0]["closest"], "mlx5_0");
-  EXPECT_EQ(gpus[0]["closest_relation"], "PIX");
-  const auto& hca = gpus[0]["nics"][0];
-  EXPECT_EQ(hca["name"], "mlx5_0");
-  EXPECT_EQ(hca["nccl_net"], true);
+  EXPECT_EQ(gpus[0].cuda_ordinal, 0);
+  EXPECT_EQ(gpus[0].closest, "mlx5_0");
+  EXPECT_EQ(gpus[0].closest_relation, "PIX");
+  ASSERT_EQ(gpus[0].nics.size(), 2u);
+  const auto& hca = gpus[0].nics[0];
+  EXPECT_EQ(hca.name, "mlx5_0");
+  EXPECT_TRUE(hca.nccl_net);
   // No peer-memory module in the fake sysfs: NCCL marks the NIC gdr=0, so GPUDirect RDMA is off.
-  EXPECT_EQ(hca["gdr_read"], "Disabled");
-  EXPECT_EQ(hca["gdr_write"], "Disabled");
-  EXPECT_TRUE(hca["gdr_reason"].is_string());
-  const auto& eth = gpus[0]["nics"][1];
-  EXPECT_TRUE(eth["gdr_write"].is_null());
-  EXPECT_EQ(eth["gdr_reason"], "not one of NCCL's NET devices");
-  EXPECT_EQ(gpus[2]["closest"], "mlx5_0");
-  EXPECT_EQ(gpus[2]["closest_relation"], "SYS");
+  EXPECT_EQ(hca.gdr_read, "Disabled");
+  EXPECT_EQ(hca.gdr_write, "Disabled");
+  EXPECT_TRUE(hca.gdr_reason.has_value());
+  const auto& eth = gpus[0].nics[1];
+  EXPECT_FALSE(eth.gdr_write.has_value());
+  EXPECT_EQ(eth.gdr_reason, "not one of NCCL's NET devices");
+  EXPECT_EQ(gpus[2].closest, "mlx5_0");
+  EXPECT_EQ(gpus[2].closest_relation, "SYS");
   // Without a model the relations stay, the GPUDirect modes say why they are unknown.
-  const nlohmann::json bare = gpu_nics_document(gpu_nics(facts_, topology.nets, nullptr));
-  EXPECT_EQ(bare[0]["nics"][0]["gdr_reason"], "no model of this machine");
+  const std::vector<model::GpuNics> bare = gpu_nics(facts_, topology.nets, nullptr);
+  ASSERT_FALSE(bare.empty());
+  ASSERT_FALSE(bare[0].nics.empty());
+  EXPECT_EQ(bare[0].nics[0].gdr_reason, "no model of this machine");
 }
 
 }  // namespace

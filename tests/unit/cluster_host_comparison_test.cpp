@@ -1,30 +1,19 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "cluster/host_comparison.hpp"
-#include "core/run.hpp"
-#include "support/run_command.hpp"
+#include "unit/cluster_test_hosts.hpp"
 
 namespace linkscope::cluster {
 namespace {
 
-using nlohmann::json;
-
-// The real h200x2 `system` section (tests/fixtures/runs/h200x2-healthy.json) with an InfiniBand HCA added,
-// as one host of a cluster.
+// The real h200x2 facts (tests/fixtures/runs/h200x2-healthy.json) with an InfiniBand HCA added, as one host of a
+// cluster.
 HostReport host(const std::string& name, int rank) {
-  HostReport report;
-  report.name = name;
-  report.hostname = name;
-  report.identity_source = "hostname";
-  report.ranks = {rank};
-  report.leader = rank;
-  report.nccl_version = "2.28.9";
-  report.system = read_run_file(test::fixture("runs/h200x2-healthy.json")).system;
-  report.system["nics"].push_back({{"name", "mlx5_0"},
-                                   {"kind", "infiniband"},
-                                   {"pci_bdf", "0000:1a:00.0"},
-                                   {"ports", {{{"port", 1}, {"state", "ACTIVE"}, {"rate_gbps", 400.0}, {"link_layer", "InfiniBand"}}}}});
-  return report;
+  model::System system = test::h200x2_system();
+  system.nics.push_back(test::infiniband_hca("mlx5_0", 400));
+  return test::host_with(name, rank, std::move(system));
 }
 
 std::string trait(const std::vector<HostTrait>& traits, const std::string& key) {
@@ -58,14 +47,16 @@ TEST(ClusterHostComparison, IdenticalHostsFormOneGroupWithoutDifferences) {
 
 TEST(ClusterHostComparison, EveryDifferingFactNamesItsHost) {
   auto old_driver = host("b", 1);
-  old_driver.system["driver"]["version"] = "575.57.08";
+  test::edit_facts(old_driver).driver.version = std::string("575.57.08");
   auto one_gpu = host("c", 2);
-  one_gpu.system["gpus"].erase(1);
-  one_gpu.system["visibility"]["nvml_gpu_count"] = 1;
-  one_gpu.system["cuda"]["device_count"] = 1;
+  model::System& one = test::edit_facts(one_gpu);
+  one.gpus.erase(one.gpus.begin() + 1);
+  one.visibility.nvml_gpu_count = 1;
+  one.cuda.device_count = 1;
   auto narrow = host("d", 3);
-  narrow.system["gpus"][1]["pcie"]["current_width"] = 8;
-  narrow.system["nics"][1]["ports"][0]["state"] = "DOWN";
+  model::System& narrowed = test::edit_facts(narrow);
+  narrowed.gpus[1].pcie.current_width = 8;
+  narrowed.nics[1].ports[0].state = "DOWN";
   auto no_nccl = host("e", 4);
   no_nccl.nccl_version.reset();
   no_nccl.nccl_version_reason = "NCCL library not found";
@@ -87,22 +78,27 @@ TEST(ClusterHostComparison, EveryDifferingFactNamesItsHost) {
             d.end());
   EXPECT_EQ(lines_of(4), (std::vector<std::string>{"NCCL library unknown (NCCL library not found) (4 other host(s): 2.28.9)"}));
 
-  json system = json::object();
+  model::System system;
   add_hosts_to_system(system, comparison, /*with_facts=*/false);
-  ASSERT_EQ(system["hosts"].size(), 5u);
-  EXPECT_FALSE(system["hosts"][0].contains("system"));
-  EXPECT_EQ(system["hosts"][1]["traits"]["driver"], "575.57.08");
-  EXPECT_EQ(system["hosts"][1]["group"], 1);
-  const json& driver = system["host_differences"][0];
-  EXPECT_EQ(driver["trait"], "driver");
-  EXPECT_EQ(driver["common_value"], "580.159.04");
-  EXPECT_EQ(driver["common_hosts"], json({"a", "c", "d", "e"}));
-  EXPECT_EQ(driver["others"], json::parse(R"([{"host": "b", "value": "575.57.08"}])"));
+  ASSERT_EQ(system.hosts.size(), 5u);
+  EXPECT_FALSE(system.hosts[0].system);
+  EXPECT_EQ(system.hosts[1].traits.at("driver"), "575.57.08");
+  EXPECT_EQ(system.hosts[1].group, 1);
+  EXPECT_EQ(system.hosts[1].differences, lines_of(1));
+  ASSERT_EQ(system.host_groups.size(), 5u);
+  EXPECT_EQ(system.host_groups[0], (std::vector<std::string>{"a"}));
+  const model::HostDifference& driver = system.host_differences[0];
+  EXPECT_EQ(driver.trait, "driver");
+  EXPECT_EQ(driver.common_value, "580.159.04");
+  EXPECT_EQ(driver.common_hosts, (std::vector<std::string>{"a", "c", "d", "e"}));
+  ASSERT_EQ(driver.others.size(), 1u);
+  EXPECT_EQ(driver.others[0].host, "b");
+  EXPECT_EQ(driver.others[0].value, "575.57.08");
 }
 
 TEST(ClusterHostComparison, MajorityWinsAndGroupsAreLargestFirst) {
   auto odd = host("a", 0);
-  odd.system["driver"]["version"] = "575.57.08";
+  test::edit_facts(odd).driver.version = std::string("575.57.08");
   const auto comparison = compare_hosts({odd, host("b", 1), host("c", 2)});
   ASSERT_EQ(comparison.groups.size(), 2u);
   EXPECT_EQ(comparison.groups[0].hosts, (std::vector<int>{1, 2}));
@@ -117,7 +113,9 @@ TEST(ClusterHostComparison, AHostWithoutFactsDiffersWithItsReason) {
   failed.system = nullptr;
   failed.error = "discovery failed: out of memory";
   auto no_driver = host("c", 2);
-  no_driver.system["driver"] = {{"available", false}, {"reason", "dlopen(libnvidia-ml.so.1) failed"}};
+  model::Driver& driver = test::edit_facts(no_driver).driver;
+  driver = model::Driver{};
+  driver.reason = "dlopen(libnvidia-ml.so.1) failed";
   const auto comparison = compare_hosts({host("a", 0), failed, no_driver});
   const auto traits = comparison.traits[1];
   EXPECT_EQ(trait(traits, "driver"), "unknown (discovery failed: out of memory)");

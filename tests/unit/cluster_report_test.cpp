@@ -7,8 +7,8 @@
 #include "cluster/cross_host.hpp"
 #include "cluster/host_comparison.hpp"
 #include "cluster/representatives.hpp"
-#include "core/run.hpp"
 #include "diagnose/diagnose.hpp"
+#include "model/run_file.hpp"
 #include "report/cluster_tables.hpp"
 #include "report/html_report.hpp"
 #include "report/markdown_report.hpp"
@@ -19,38 +19,38 @@
 namespace linkscope {
 namespace {
 
-using nlohmann::json;
 using test::cluster_run;
 using test::fixture_host;
 
-const json* finding(const RunDocument& run, const std::string& id) {
+const model::Finding* finding(const model::Run& run, const std::string& id) {
   for (const auto& f : run.findings) {
-    if (f["id"] == id) return &f;
+    if (f.id == id) return &f;
   }
   return nullptr;
 }
 
 TEST(ClusterReport, RulesNameTheDifferentAndTheSlowHost) {
-  const RunDocument run = cluster_run();
-  const json* differs = finding(run, "host-differs");
+  const model::Run run = cluster_run();
+  const model::Finding* differs = finding(run, "host-differs");
   ASSERT_NE(differs, nullptr);
-  EXPECT_EQ((*differs)["severity"], "warning");
-  EXPECT_EQ((*differs)["title"], "1 host(s) differ from the others: NVIDIA driver");
-  EXPECT_EQ((*differs)["evidence"][0], "NVIDIA driver: 580.159.04 on 2 host(s); node-c has 575.57.08");
-  EXPECT_EQ((*differs)["cause"], "a different NVIDIA driver on node-c");
-  const json* slow = finding(run, "cross-host-slow");
+  EXPECT_EQ(differs->severity, model::Severity::kWarning);
+  EXPECT_EQ(differs->title, "1 host(s) differ from the others: NVIDIA driver");
+  ASSERT_FALSE(differs->evidence.empty());
+  EXPECT_EQ(differs->evidence[0], "NVIDIA driver: 580.159.04 on 2 host(s); node-c has 575.57.08");
+  EXPECT_EQ(differs->cause, "a different NVIDIA driver on node-c");
+  const model::Finding* slow = finding(run, "cross-host-slow");
   ASSERT_NE(slow, nullptr);
-  EXPECT_EQ((*slow)["severity"], "warning");
-  EXPECT_EQ((*slow)["title"], "Between hosts: node-c (mlx5_0:1)");
-  EXPECT_NE((*slow)["evidence"][0].get<std::string>().find("node-c: median 23.5 GB/s over its 2 pair(s) through mlx5_0:1 vs "
-                                                           "47.0 GB/s over the 1 pair(s) without it (50% lower); differs: "
-                                                           "NVIDIA driver 575.57.08"),
+  EXPECT_EQ(slow->severity, model::Severity::kWarning);
+  EXPECT_EQ(slow->title, "Between hosts: node-c (mlx5_0:1)");
+  ASSERT_FALSE(slow->evidence.empty());
+  EXPECT_NE(slow->evidence[0].find("node-c: median 23.5 GB/s over its 2 pair(s) through mlx5_0:1 vs 47.0 GB/s over "
+                                   "the 1 pair(s) without it (50% lower); differs: NVIDIA driver 575.57.08"),
             std::string::npos)
-      << (*slow)["evidence"];
+      << slow->evidence[0];
 }
 
 TEST(ClusterReport, EveryFormatHasTheHostsAndTheMatrix) {
-  const RunDocument run = cluster_run();
+  const model::Run run = cluster_run();
   const std::string html = report::render_html(run);
   EXPECT_NE(html.find("<section id=\"hosts\">"), std::string::npos);
   EXPECT_NE(html.find("<section id=\"cross-host\">"), std::string::npos);
@@ -74,7 +74,7 @@ TEST(ClusterReport, EveryFormatHasTheHostsAndTheMatrix) {
 }
 
 TEST(ClusterReport, ASingleHostRunHasNoClusterSections) {
-  const RunDocument run = read_run_file(test::fixture("runs/h200x2-healthy.json"));
+  const model::Run run = model::read_run_file(test::fixture("runs/h200x2-healthy.json"));
   EXPECT_EQ(report::render_html(run).find("id=\"hosts\""), std::string::npos);
   EXPECT_EQ(report::render_markdown(run, {}).find("## Cross-host"), std::string::npos);
   EXPECT_TRUE(report::cluster_summary_lines(run).empty());
@@ -83,15 +83,16 @@ TEST(ClusterReport, ASingleHostRunHasNoClusterSections) {
 }
 
 TEST(ClusterReport, FailedPairsAreAnError) {
-  RunDocument run = cluster_run();
-  auto& pair = run.measurements["cross_host"]["pairs"][0];
-  pair["status"] = "timeout";
-  pair["reason"] = "no progress for 60 s";
-  diagnose::diagnose(run, false);
-  const json* slow = finding(run, "cross-host-slow");
+  model::Run run = cluster_run();
+  auto& pair = run.measurements.cross_host->pairs[0];
+  pair.status = "timeout";
+  pair.reason = "no progress for 60 s";
+  diagnose::diagnose(run);
+  const model::Finding* slow = finding(run, "cross-host-slow");
   ASSERT_NE(slow, nullptr);
-  EXPECT_EQ((*slow)["severity"], "error");
-  EXPECT_EQ((*slow)["evidence"][0], "node-a <-> node-b: timeout: no progress for 60 s");
+  EXPECT_EQ(slow->severity, model::Severity::kError);
+  ASSERT_FALSE(slow->evidence.empty());
+  EXPECT_EQ(slow->evidence[0], "node-a <-> node-b: timeout: no progress for 60 s");
 }
 
 TEST(ClusterRepresentatives, TheRankWhoseGpuIsClosestToTheNicMeasures) {
@@ -115,7 +116,7 @@ TEST(ClusterRepresentatives, TheRankWhoseGpuIsClosestToTheNicMeasures) {
   EXPECT_EQ(chosen[1].reason, "no rank on this host drives a GPU (rank 2: no GPU visible)");
   // Without relations the lowest rank with a GPU stands for the host.
   auto bare = fixture_host("a", 0);
-  bare.system.erase("gpu_nics");
+  test::edit_facts(bare).gpu_nics.clear();
   const auto fallback = cluster::choose_representatives(roster, cluster::compare_hosts({bare, fixture_host("b", 2)}));
   EXPECT_EQ(fallback[0].rank, 0);
   EXPECT_EQ(fallback[0].reason, "rank 0: GPU 0 (no GPU-NIC relation known)");

@@ -163,6 +163,26 @@ TEST(CollOptions, LocalDevicesFollowLocalRankOrBinding) {
     EXPECT_NE(std::string(e.what()).find("only 2 GPU(s) are visible"), std::string::npos) << e.what();
   }
   EXPECT_THROW(select_local_devices(4, 2, 0, 3), UsageError);
+  EXPECT_EQ(nccl_tests_device(Environment::from_map({{"NCCL_TESTS_DEVICE", "3"}})), 3);
+  EXPECT_FALSE(nccl_tests_device(Environment::from_map({})));
+}
+
+TEST(CollOptions, ThePlanCarriesHowEachPointIsRun) {
+  CollOptions o;
+  o.warmup_iters = 5;
+  o.agg_iters = 4;
+  o.graph_launches = 2;
+  o.cycles = 3;
+  o.timeout_s = 30;
+  const CollPlan plan = make_coll_plan(o);
+  EXPECT_EQ(plan.warmup_iters, 5);
+  EXPECT_EQ(plan.agg_iters, 4);
+  EXPECT_EQ(plan.graph_launches, 2);
+  EXPECT_EQ(plan.cycles, 3);
+  EXPECT_EQ(plan.timeout_s, 30);
+  EXPECT_FALSE(plan.all_types);
+  o.datatype = "all";
+  EXPECT_TRUE(make_coll_plan(o).all_types);
 }
 
 }  // namespace

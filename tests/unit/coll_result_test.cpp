@@ -4,7 +4,7 @@
 #include "model/collectives.hpp"
 #include "report/collective_text.hpp"
 
-namespace linkscope::coll {
+namespace linkscope::model {
 namespace {
 
 CollectiveSeries sample_series() {
@@ -54,7 +54,7 @@ TEST(CollectiveResult, JsonFollowsTheContractAndRoundTrips) {
   EXPECT_EQ(p.at("status"), "ok");
   EXPECT_TRUE(j.at("points")[1].at("time_us").is_null());
   EXPECT_TRUE(j.at("points")[1].at("busbw_gbps").is_null()) << "unmeasured is null, never 0";
-  const CollectiveSeries back = series_from_json(j, "test");
+  const CollectiveSeries back = series_from_json(JsonReader::root(j, "test"));
   ASSERT_EQ(back.points.size(), 2u);
   EXPECT_DOUBLE_EQ(back.points[0].time->median_us, 3273.9);
   EXPECT_EQ(back.points[1].status, "timeout");
@@ -65,13 +65,13 @@ TEST(CollectiveResult, JsonFollowsTheContractAndRoundTrips) {
 
 TEST(CollectiveResult, MalformedSeriesNamesTheSource) {
   try {
-    series_from_json(nlohmann::json{{"op", "all_reduce"}}, "child.json");
+    series_from_json(JsonReader::root(nlohmann::json{{"op", "all_reduce"}}, "child.json"));
     FAIL();
   } catch (const InputError& e) {
     EXPECT_NE(std::string(e.what()).find("child.json"), std::string::npos);
   }
-  EXPECT_THROW(series_from_json(nlohmann::json{{"op", "bogus"}, {"dtype", "float"}, {"nranks", 2}, {"points", nlohmann::json::array()}}, "x"),
-               InputError);
+  const nlohmann::json bogus = {{"op", "bogus"}, {"dtype", "float"}, {"nranks", 2}, {"points", nlohmann::json::array()}};
+  EXPECT_THROW(series_from_json(JsonReader::root(bogus, "x")), InputError);
 }
 
 TEST(CollectiveText, RowsShowTheDistributionAndFailures) {
@@ -92,4 +92,4 @@ TEST(CollectiveText, RowsShowTheDistributionAndFailures) {
 }
 
 }  // namespace
-}  // namespace linkscope::coll
+}  // namespace linkscope::model

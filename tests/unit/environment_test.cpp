@@ -32,6 +32,8 @@ TEST(Environment, RelevantKeepsOnlyAllowlistedAndNoSecrets) {
   EXPECT_TRUE(kept.count("NCCL_P2P_DISABLE"));
   EXPECT_TRUE(kept.count("CUDA_VISIBLE_DEVICES"));
   EXPECT_TRUE(kept.count("OMPI_COMM_WORLD_SIZE"));
+  // A collective run records the NCCL ones, never a secret.
+  EXPECT_EQ(env.nccl_variables(), (std::map<std::string, std::string>{{"NCCL_P2P_DISABLE", "1"}}));
 }
 
 TEST(Environment, ParsesAssignments) {

@@ -1,11 +1,11 @@
-#include "cli/cluster_process_group.hpp"
+#include "cluster/job_member_group.hpp"
 
 #include <algorithm>
 #include <cstring>
 
 #include "core/error.hpp"
 
-namespace linkscope::cli {
+namespace linkscope::cluster {
 
 namespace {
 
@@ -77,4 +77,4 @@ std::unique_ptr<measure::ProcessGroup> make_member_group(platform::MpiSession& m
   return std::make_unique<MemberGroup>(mpi, std::move(members), timeout_s, std::move(what));
 }
 
-}  // namespace linkscope::cli
+}  // namespace linkscope::cluster

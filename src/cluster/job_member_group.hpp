@@ -6,7 +6,7 @@
 #include "measure/collective_process_group.hpp"
 #include "platform/mpi_session.hpp"
 
-namespace linkscope::cli {
+namespace linkscope::cluster {
 
 // The collective benchmark's process group over some ranks of an MPI job (the two ranks of a host pair, or
 // every rank), built on the session's deadline-bound messages: a member that stops answering for
@@ -14,4 +14,4 @@ namespace linkscope::cli {
 std::unique_ptr<measure::ProcessGroup> make_member_group(platform::MpiSession& mpi, std::vector<int> members,
                                                          double timeout_s, std::string what);
 
-}  // namespace linkscope::cli
+}  // namespace linkscope::cluster

@@ -6,12 +6,13 @@
 #include "cluster/host_report.hpp"
 #include "cluster/rank_hello.hpp"
 #include "cluster/roster.hpp"
+#include "core/error.hpp"
 #include "platform/mpi_session.hpp"
 
 // One rank of a linkscope MPI job (mpirun, srun): MPI, this rank's host identity, the greeting every rank sends
 // rank 0 and the roster rank 0 sends back (refused when builds or arguments differ), and deadline-bound steps
 // between the ranks. Subcommands that run under MPI (topo, cluster, doctor) go through run_cluster_command.
-namespace linkscope::cli {
+namespace linkscope::cluster {
 
 class ClusterSession {
  public:
@@ -19,14 +20,14 @@ class ClusterSession {
   // names the rank that did not answer, is the one that ends the job. `fill` adds what the command knows
   // about this rank to its greeting (its GPU).
   ClusterSession(platform::MpiSession& mpi, const std::vector<std::string>& argv, double timeout_s,
-                 const std::function<void(cluster::RankHello&)>& fill);
+                 const std::function<void(RankHello&)>& fill);
 
   platform::MpiSession& mpi() { return mpi_; }
-  const cluster::Roster& roster() const { return roster_; }
+  const Roster& roster() const { return roster_; }
   int rank() const { return mpi_.rank(); }
   bool is_root() const { return mpi_.rank() == 0; }
   bool leads_host() const { return roster_.leads(rank()); }
-  const cluster::RosterHost& my_host() const { return roster_.host_of(rank()); }
+  const RosterHost& my_host() const { return roster_.host_of(rank()); }
   std::size_t my_host_index() const { return static_cast<std::size_t>(roster_.host_of_rank.at(static_cast<std::size_t>(rank()))); }
   std::vector<int> all_ranks() const;
   double timeout_s() const { return timeout_s_; }
@@ -54,12 +55,12 @@ class ClusterSession {
 
  private:
   platform::MpiSession& mpi_;
-  cluster::Roster roster_;
+  Roster roster_;
   double timeout_s_;
 };
 
 // The NCCL library this host would load (version, or why there is none), for its HostReport.
-void fill_nccl_version(cluster::HostReport& report);
+void fill_nccl_version(HostReport& report);
 
 // The roster's refusal (different builds or arguments, a rank that could not start), thrown at every rank.
 class ClusterRefused : public Error {
@@ -73,7 +74,7 @@ class ClusterRefused : public Error {
 // coupled, prints "linkscope: error (rank R on HOST): ..." and ends the whole job with MPI_Abort, so no
 // rank is left waiting.
 int run_cluster_command(const std::vector<std::string>& argv, double timeout_s,
-                        const std::function<void(cluster::RankHello&)>& fill,
+                        const std::function<void(RankHello&)>& fill,
                         const std::function<int(ClusterSession&)>& body);
 
-}  // namespace linkscope::cli
+}  // namespace linkscope::cluster

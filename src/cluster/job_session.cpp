@@ -1,4 +1,4 @@
-#include "cli/cluster_session.hpp"
+#include "cluster/job_session.hpp"
 
 #include <unistd.h>
 
@@ -11,40 +11,40 @@
 #include "cluster/host_identity.hpp"
 #include "core/environment.hpp"
 #include "core/error.hpp"
-#include "core/run.hpp"
 #include "linkscope/version.hpp"
-#include "platform/nccl_library.hpp"
+#include "model/run.hpp"
+#include "platform/nccl_version.hpp"
 
-namespace linkscope::cli {
+namespace linkscope::cluster {
 
 ClusterSession::ClusterSession(platform::MpiSession& mpi, const std::vector<std::string>& argv, double timeout_s,
-                               const std::function<void(cluster::RankHello&)>& fill)
+                               const std::function<void(RankHello&)>& fill)
     : mpi_(mpi), timeout_s_(timeout_s) {
-  cluster::RankHello hello;
+  RankHello hello;
   hello.rank = mpi_.rank();
   hello.pid = static_cast<int>(getpid());
   hello.version = kVersion;
   hello.git = kGitDescribe;
   hello.arguments.assign(argv.begin() + (argv.empty() ? 0 : 1), argv.end());
   hello.local_rank = mpi_.local_rank();
-  const std::string hostname = host_name();
+  const std::string hostname = model::host_name();
   hello.host = {hostname, hostname, "hostname"};
   // A failure here is reported by rank 0 for every rank at once, instead of leaving the others waiting.
   try {
-    hello.host = cluster::resolve_host_identity(Environment::from_process(), hostname, hello.rank);
+    hello.host = resolve_host_identity(Environment::from_process(), hostname, hello.rank);
     if (fill) fill(hello);
   } catch (const Error& e) {
     hello.error = e.what();
     hello.error_exit_code = to_int(e.code());
   }
-  const auto hellos = gather_from_all(cluster::hello_to_json(hello).dump(), "collecting every rank's greeting");
+  const auto hellos = gather_from_all(hello_to_json(hello).dump(), "collecting every rank's greeting");
   std::string roster_text;
   if (is_root()) {
-    std::vector<cluster::RankHello> parsed;
-    for (const auto& text : hellos) parsed.push_back(cluster::hello_from_json(nlohmann::json::parse(text)));
-    roster_text = cluster::roster_to_json(cluster::make_roster(parsed)).dump();
+    std::vector<RankHello> parsed;
+    for (const auto& text : hellos) parsed.push_back(hello_from_json(nlohmann::json::parse(text)));
+    roster_text = roster_to_json(make_roster(parsed)).dump();
   }
-  roster_ = cluster::roster_from_json(nlohmann::json::parse(broadcast(roster_text, "sending the roster")));
+  roster_ = roster_from_json(nlohmann::json::parse(broadcast(roster_text, "sending the roster")));
   std::vector<std::string> labels;
   for (int rank = 0; rank < roster_.world_size; ++rank) labels.push_back(roster_.rank_label(rank));
   mpi_.set_rank_labels(labels);
@@ -143,16 +143,16 @@ namespace {
 
 }  // namespace
 
-void fill_nccl_version(cluster::HostReport& report) {
+void fill_nccl_version(HostReport& report) {
   try {
-    report.nccl_version = platform::nccl_library().version_string();
+    report.nccl_version = platform::nccl_library_info().version;
   } catch (const Error& e) {
     report.nccl_version_reason = e.what();
   }
 }
 
 int run_cluster_command(const std::vector<std::string>& argv, double timeout_s,
-                        const std::function<void(cluster::RankHello&)>& fill,
+                        const std::function<void(RankHello&)>& fill,
                         const std::function<int(ClusterSession&)>& body) {
   auto mpi = std::make_unique<platform::MpiSession>(nullptr, nullptr);
   std::unique_ptr<ClusterSession> session;
@@ -181,4 +181,4 @@ int run_cluster_command(const std::vector<std::string>& argv, double timeout_s,
   }
 }
 
-}  // namespace linkscope::cli
+}  // namespace linkscope::cluster

@@ -1,0 +1,174 @@
+#include "cli/coll_printer.hpp"
+
+#include <cstdio>
+#include <cstdlib>
+
+#include <fmt/format.h>
+
+#include "core/size.hpp"
+#include "plan/collective_run_plan.hpp"
+#include "platform/nccl_version.hpp"
+#include "report/collective_text.hpp"
+#include "report/nccl_tests_text.hpp"
+#include "runtime/nccl_debug_capture.hpp"
+#include "runtime/nccl_log.hpp"
+
+namespace linkscope::cli {
+
+namespace {
+
+using coll::OutputFormat;
+
+std::string sampling_text(const coll::CollPlan& plan) {
+  if (plan.fixed_iters) {
+    return plan.graph_launches > 0
+               ? fmt::format("{} CUDA graph launches of {} operations each", plan.graph_launches, *plan.fixed_iters)
+               : fmt::format("{} timed iterations per size", *plan.fixed_iters);
+  }
+  return fmt::format("adaptive: until the median's 95% CI is within {:g}% or {:g} s per size{}", plan.target_ci * 100,
+                     plan.max_time_s, plan.graph_launches > 0 ? " (one sample per CUDA graph launch)" : "");
+}
+
+report::NcclTestsPreamble nccl_tests_preamble(const coll::CollOptions& options, const measure::CollectiveSetup& setup,
+                                              const std::vector<model::DeviceRecord>& devices) {
+  const coll::CollPlan& plan = setup.plan;
+  report::NcclTestsPreamble p;
+  p.nccl_headers_code = platform::nccl_headers_version_code();
+  p.nccl_library_code = platform::nccl_library_info().version_code;
+  p.program = std::string(coll::op_name(plan.op)) + "_perf";
+  p.gpus_per_thread = plan.gpus_per_process;
+  p.min_bytes = parse_size(options.min_bytes);
+  p.max_bytes = parse_size(options.max_bytes);
+  p.step_is_factor = options.step_factor > 1;
+  p.step = p.step_is_factor ? static_cast<std::uint64_t>(options.step_factor) : parse_size(options.step_bytes);
+  p.warmup_iters = plan.warmup_iters;
+  p.iters = plan.fixed_iters.value_or(0);
+  p.agg_iters = plan.agg_iters;
+  p.validation = options.check;
+  p.graph_launches = plan.graph_launches;
+  for (const auto& d : devices) {
+    p.devices.push_back({d.rank, 0, d.pid, d.host, d.cuda_device, d.pci_domain, d.pci_bus, d.pci_device, d.name});
+  }
+  p.reduced_max_bytes = setup.reduced_max_bytes;
+  return p;
+}
+
+void note(const std::string& text) { std::fprintf(stderr, "linkscope: note: %s\n", text.c_str()); }
+
+}  // namespace
+
+CollPrinter::CollPrinter(coll::OutputFormat format, bool enabled, const coll::CollOptions& options)
+    : format_(format), enabled_(enabled), options_(options) {}
+
+void CollPrinter::on_setup(const measure::CollectiveSetup& setup, const runtime::NcclDebugCapture& capture) {
+  setup_ = setup;
+  sampling_ = sampling_text(setup.plan);
+  if (!enabled_) return;
+  for (const auto& text : setup.plan.notes) note(text);
+  if (!capture.active()) note(capture.reason());
+  if (format_ != OutputFormat::kNcclTests) {
+    for (const auto& text : coll::rounding_notes(setup.plan, setup.nranks)) note(text);
+  }
+}
+
+void CollPrinter::on_started(const std::vector<model::DeviceRecord>& devices) {
+  if (!enabled_ || format_ != OutputFormat::kNcclTests) return;
+  std::fputs(report::render_nccl_tests_preamble(nccl_tests_preamble(options_, setup_, devices)).c_str(), stdout);
+  std::fputs(report::render_nccl_tests_header(options_.report_cputime).c_str(), stdout);
+}
+
+void CollPrinter::on_size(const model::CollectiveSeries& series, const std::vector<model::CollectivePoint>& points) {
+  if (!enabled_) return;
+  for (const auto& p : points) {
+    if (p.wrong && *p.wrong > 0) ++out_of_bounds_;
+  }
+  if (format_ == OutputFormat::kText) {
+    if (series.points.size() == points.size()) {  // the first size of a series
+      if (series_printed_++ > 0) std::fputs("#\n", stdout);
+      std::fputs(report::render_collective_header(series, sampling_).c_str(), stdout);
+    }
+    for (const auto& p : points) std::fputs(report::render_collective_row(p).c_str(), stdout);
+  } else if (format_ == OutputFormat::kNcclTests) {
+    print_nccl_tests_row(series, points);
+  } else if (!options_.quiet) {
+    for (const auto& p : points) {
+      std::fprintf(stderr, "linkscope: %s %s %llu B %s: %s\n", std::string(coll::op_name(series.op)).c_str(),
+                   std::string(coll::type_name(series.dtype)).c_str(), static_cast<unsigned long long>(p.bytes),
+                   p.in_place ? "in place" : "out of place",
+                   p.busbw_gbps ? fmt::format("busbw {:.2f} GB/s", *p.busbw_gbps).c_str() : p.status.c_str());
+    }
+  }
+  std::fflush(stdout);
+}
+
+void CollPrinter::print_nccl_tests_row(const model::CollectiveSeries& s, const std::vector<model::CollectivePoint>& points) {
+  const model::CollectivePoint* out = nullptr;
+  const model::CollectivePoint* in = nullptr;
+  for (const auto& p : points) (p.in_place ? in : out) = &p;
+  for (const auto* p : {out, in}) {
+    if (p != nullptr && !p->time) {
+      std::printf("# %llu B %s: %s: %s\n", static_cast<unsigned long long>(p->bytes),
+                  p->in_place ? "in-place" : "out-of-place", p->status.c_str(), p->reason.value_or("").c_str());
+      return;
+    }
+  }
+  if (out == nullptr || in == nullptr) return;
+  const auto cell = [&](const model::CollectivePoint& p) {
+    report::NcclTestsCell c;
+    // nccl-tests reports the mean time of its iterations (bandwidth from it), or with -C the host time spent
+    // enqueueing one operation.
+    const double time_us = p.time->mean_us;
+    c.time_us = options_.report_cputime ? p.cputime_us.value_or(0) : time_us;
+    const auto bw = coll::collective_bandwidth(s.op, p.count, coll::type_size(s.dtype), time_us * 1e-6, s.nranks);
+    c.algbw_gbps = bw.algbw_gbps;
+    c.busbw_gbps = bw.busbw_gbps;
+    if (p.wrong) c.wrong = static_cast<double>(*p.wrong);
+    busbw_sum_ += bw.busbw_gbps;
+    ++cells_;
+    return c;
+  };
+  report::NcclTestsRow row;
+  row.size_bytes = out->bytes;
+  row.count = out->count;
+  row.type = std::string(coll::type_name(s.dtype));
+  row.redop = coll::op_prints_redop(s.op) ? std::string(coll::red_op_name(s.redop)) : "none";
+  row.root = coll::op_is_rooted(s.op) ? s.root : -1;
+  row.out_of_place = cell(*out);
+  row.in_place = cell(*in);
+  std::fputs(report::render_nccl_tests_row(row).c_str(), stdout);
+}
+
+bool CollPrinter::print_nccl_tests_footer(const std::vector<model::CollectiveSeries>& results, const Environment& env) {
+  if (!enabled_ || format_ != OutputFormat::kNcclTests) return false;
+  report::NcclTestsFooter footer;
+  footer.program = std::string(coll::op_name(setup_.plan.op)) + "_perf";
+  footer.out_of_bounds = out_of_bounds_;
+  footer.average_busbw_gbps = cells_ == 0 ? 0.0 : busbw_sum_ / cells_;
+  if (const auto min_bw = env.get("NCCL_TESTS_MIN_BW")) footer.minimum_busbw = std::atof(min_bw->c_str());
+  std::string first_error;  // the first failing point that says why
+  for (const auto& s : results) {
+    for (const auto& p : s.points) {
+      if ((p.status == "timeout" || p.status == "error") && first_error.empty()) first_error = p.reason.value_or("");
+    }
+  }
+  if (!first_error.empty()) footer.error = first_error;
+  std::fputs(report::render_nccl_tests_footer(footer).c_str(), stdout);
+  return report::nccl_tests_bandwidth_failed(footer);
+}
+
+void CollPrinter::print_text_footer(const std::vector<model::CollectiveSeries>& results,
+                                    const std::optional<model::RuntimeRun>& runtime, double wall_s) {
+  if (!enabled_ || format_ != OutputFormat::kText) return;
+  report::CollectiveSummary summary;
+  summary.wall_s = wall_s;
+  if (runtime && runtime->recorded) {
+    for (const auto& t : runtime::transport_summary(runtime->info)) {
+      summary.transport += fmt::format("{}{} ({} connections)", summary.transport.empty() ? "" : ", ", t.label,
+                                       t.connections);
+    }
+    if (summary.transport.empty() && runtime->info.nranks == 1) summary.transport = "none (one rank)";
+  }
+  std::fputs(report::render_collective_footer(results, summary).c_str(), stdout);
+}
+
+}  // namespace linkscope::cli

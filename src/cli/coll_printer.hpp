@@ -1,0 +1,51 @@
+#pragma once
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/environment.hpp"
+#include "measure/collective_run.hpp"
+#include "model/collectives.hpp"
+#include "model/runtime.hpp"
+#include "plan/collective_options.hpp"
+
+namespace linkscope::runtime {
+class NcclDebugCapture;
+}
+
+namespace linkscope::cli {
+
+// What `linkscope coll` prints while it runs, at rank 0 only (`enabled`): the notes before NCCL starts (stderr), then
+// linkscope's table, nccl-tests' preamble, rows and footer byte for byte, or progress lines (with --format json),
+// as the sizes arrive through measure::CollectiveProgress.
+class CollPrinter {
+ public:
+  CollPrinter(coll::OutputFormat format, bool enabled, const coll::CollOptions& options);
+
+  // The plan's notes, why NCCL's log is not recorded, and (except for nccl-tests) the sizes its rounding changes.
+  void on_setup(const measure::CollectiveSetup& setup, const runtime::NcclDebugCapture& capture);
+  // nccl-tests: the preamble (every rank's GPU) and the column header.
+  void on_started(const std::vector<model::DeviceRecord>& devices);
+  void on_size(const model::CollectiveSeries& series, const std::vector<model::CollectivePoint>& points);
+  // nccl-tests: the footer (average bus bandwidth, the first error). True when that bandwidth is below
+  // NCCL_TESTS_MIN_BW of `env` (nccl-tests then fails).
+  bool print_nccl_tests_footer(const std::vector<model::CollectiveSeries>& results, const Environment& env);
+  // linkscope's table: the summary under it (peak busbw, failures, wall time, NCCL's transports).
+  void print_text_footer(const std::vector<model::CollectiveSeries>& results,
+                         const std::optional<model::RuntimeRun>& runtime, double wall_s);
+
+ private:
+  void print_nccl_tests_row(const model::CollectiveSeries& series, const std::vector<model::CollectivePoint>& points);
+
+  coll::OutputFormat format_;
+  bool enabled_;
+  coll::CollOptions options_;
+  measure::CollectiveSetup setup_;
+  std::string sampling_;
+  int series_printed_ = 0;
+  int out_of_bounds_ = 0;
+  double busbw_sum_ = 0;
+  int cells_ = 0;
+};
+
+}  // namespace linkscope::cli
