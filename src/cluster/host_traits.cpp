@@ -51,7 +51,7 @@ std::string per_gpu(const std::vector<const model::Gpu*>& gpus,
 }
 
 std::string active_nvlinks(const model::Gpu& gpu) {
-  if (gpu.nvlinks.empty()) return "0 NVLinks";
+  if (gpu.nvlink_list().empty()) return "0 NVLinks";
   return fmt::format("{} NVLinks active", gpu.active_nvlinks());
 }
 

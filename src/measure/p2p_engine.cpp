@@ -252,7 +252,7 @@ class P2pRun {
   static std::string describe(const CopyPoint& p) {
     const std::string what = fmt::format("p2p {} {}>{} {}{}", p.method, p.src, p.dst, format_size(p.bytes),
                                          p.direction == "bidir" ? " bidir" : "");
-    if (!p.bandwidth_gbps) return fmt::format("{}: {} ({})", what, plan::to_string(p.status), p.reason);
+    if (!p.bandwidth_gbps) return fmt::format("{}: {} ({})", what, model::to_string(p.status), p.reason);
     return fmt::format("{}: {:.1f} GB/s, {:.2f} us ({} samples, cv {:.2f}%){}", what, p.bandwidth_gbps->median,
                        p.time_us->median, p.samples, p.cv * 100, p.wrong > 0 ? fmt::format(", {} WRONG", p.wrong) : "");
   }
@@ -282,7 +282,7 @@ class P2pRun {
   static std::string describe(const model::LatencyPoint& l) {
     const std::string what =
         fmt::format("latency {}{} {}>{}", l.method, l.chase.empty() ? "" : " [" + l.chase + "]", l.src, l.dst);
-    if (!l.latency_ns) return fmt::format("{}: {} ({})", what, plan::to_string(l.status), l.reason);
+    if (!l.latency_ns) return fmt::format("{}: {} ({})", what, model::to_string(l.status), l.reason);
     return fmt::format("{}: {:.0f} ns ({} samples)", what, l.latency_ns->median, l.samples);
   }
 

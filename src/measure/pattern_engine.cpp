@@ -205,7 +205,7 @@ class PatternRunner {
   }
 
   static std::string describe(const model::PatternResult& r) {
-    if (!r.aggregate_gbps) return fmt::format("patterns {}: {} ({})", r.name, plan::to_string(r.status), r.reason);
+    if (!r.aggregate_gbps) return fmt::format("patterns {}: {} ({})", r.name, model::to_string(r.status), r.reason);
     return fmt::format("patterns {}: {:.1f} GB/s aggregate over {} edges{}", r.name, r.aggregate_gbps->median,
                        r.edges.size(), r.scaling ? fmt::format(", scaling {:.3f}", *r.scaling) : "");
   }

@@ -43,7 +43,8 @@ json to_json(const Run& run) {
                       {"tool", {{"name", run.tool.name}, {"version", run.tool.version}, {"git", run.tool.git}}},
                       {"config", config},
                       {"environment", environment},
-                      {"system", run.system.present ? to_json(run.system) : json::object()},
+                      // Under MPI the hosts are facts of the job even when rank 0's own discovery failed.
+                      {"system", run.system.present || !run.system.hosts.empty() ? to_json(run.system) : json::object()},
                       {"model", run.topology.present ? to_json(run.topology) : json::object()},
                       {"runtime", run.runtime.empty() ? json::object() : to_json(run.runtime)},
                       {"measurements", to_json(run.measurements)},

@@ -43,13 +43,13 @@ std::string render_patterns_text(const model::PatternRun& run) {
     if (!r.aggregate_gbps) {
       out += fmt::format("{:<14}{} {:>5} {:>10} {:>10} {:>8} {:>6} {:>7}  {}: {}\n", r.name, node,
                          r.edges.empty() ? "-" : std::to_string(r.edges.size()), "-", "-", "-", "-", "-",
-                         r.status == PointStatus::kNa ? "skipped" : plan::to_string(r.status), r.reason);
+                         r.status == PointStatus::kNa ? "skipped" : model::to_string(r.status), r.reason);
       continue;
     }
     out += fmt::format("{:<14}{} {:>5} {:>10} {:>10} {:>8} {:>6} {:>7}  {}\n", r.name, node, r.edges.size(),
                        format_number(r.aggregate_gbps->median), optional_gbps(r.sum_alone_gbps),
                        r.scaling ? fmt::format("{:.3f}", *r.scaling) : "-", format_percent(r.cv), r.samples,
-                       r.status == PointStatus::kOk ? "ok" : fmt::format("{}: {}", plan::to_string(r.status), r.reason));
+                       r.status == PointStatus::kOk ? "ok" : fmt::format("{}: {}", model::to_string(r.status), r.reason));
   }
 
   bool any_edges = false;
