@@ -20,8 +20,9 @@ namespace linkscope::model {
 
 // Version of the Run document. Major bumps break readers; minor bumps add fields.
 // 1.1: patterns_config carries devices and notes; per-section fields a reader does not know are kept.
+// 1.2: system.smi_matrix and pci_display_devices[].local_cpulist (the live topo text); config.coll's sampling.
 inline constexpr int kRunSchemaMajor = 1;
-inline constexpr int kRunSchemaMinor = 1;
+inline constexpr int kRunSchemaMinor = 2;
 
 struct Tool {
   std::string name = "linkscope";
@@ -34,7 +35,7 @@ struct Config {
   std::string started_at;         // UTC ISO 8601
   std::string host;
   std::optional<std::string> profile;       // doctor: quick, default, full
-  std::optional<double> measured_seconds;   // doctor: wall time of the measuring steps
+  std::optional<double> measured_seconds;   // doctor: wall time of the measuring steps; coll: of the command
   nlohmann::json extra;                     // per-subcommand settings ("coll": {...}) as the command wrote them
 };
 
