@@ -1,6 +1,5 @@
-// Diagnosis of a run of several hosts: system.hosts / host_differences (cluster/host_comparison) and
-// measurements.cross_host (cluster/cross_host) through the host-differs and cross-host-slow rules. The renderers of
-// such a run are tested from the typed model in cluster_tables_test.cpp.
+// Reports and diagnosis of a run of several hosts: system.hosts / host_differences (cluster/host_comparison) and
+// measurements.cross_host (cluster/cross_host) through the host-differs and cross-host-slow rules and every renderer.
 #include <gtest/gtest.h>
 
 #include <functional>
@@ -10,6 +9,10 @@
 #include "cluster/representatives.hpp"
 #include "core/run.hpp"
 #include "diagnose/diagnose.hpp"
+#include "report/cluster_tables.hpp"
+#include "report/html_report.hpp"
+#include "report/markdown_report.hpp"
+#include "report/summary_text.hpp"
 #include "support/run_command.hpp"
 #include "unit/cluster_test_runs.hpp"
 
@@ -44,6 +47,39 @@ TEST(ClusterReport, RulesNameTheDifferentAndTheSlowHost) {
                                                            "NVIDIA driver 575.57.08"),
             std::string::npos)
       << (*slow)["evidence"];
+}
+
+TEST(ClusterReport, EveryFormatHasTheHostsAndTheMatrix) {
+  const RunDocument run = cluster_run();
+  const std::string html = report::render_html(run);
+  EXPECT_NE(html.find("<section id=\"hosts\">"), std::string::npos);
+  EXPECT_NE(html.find("<section id=\"cross-host\">"), std::string::npos);
+  EXPECT_NE(html.find("<a href=\"#cross-host\">Cross-host</a>"), std::string::npos);
+  EXPECT_NE(html.find("A cluster of 3 hosts (3 ranks)"), std::string::npos);
+  EXPECT_NE(html.find("cross-host"), std::string::npos);
+  EXPECT_NE(html.find("<svg"), std::string::npos);
+  EXPECT_NE(html.find("575.57.08"), std::string::npos);
+  const std::string md = report::render_markdown(run, {});
+  EXPECT_NE(md.find("## Hosts\n"), std::string::npos);
+  EXPECT_NE(md.find("## Cross-host\n"), std::string::npos);
+  EXPECT_NE(md.find("| node-c | 23.5 | 23.5 | - |"), std::string::npos) << md;
+  const std::string summary = report::render_summary_text(run);
+  EXPECT_NE(summary.find("  cluster: 3 host(s), 3 rank(s), 2 group(s) of identical hosts\n"), std::string::npos) << summary;
+  EXPECT_NE(summary.find("  differs: NVIDIA driver: 580.159.04 on most hosts; node-c 575.57.08\n"), std::string::npos);
+  EXPECT_NE(summary.find("  cross-host sendrecv: 3 pair(s), 23.5 to 47.0 GB/s per direction\n"), std::string::npos);
+  EXPECT_NE(summary.find("  slow: node-c: median 23.5 GB/s"), std::string::npos);
+  const std::string text = report::render_hosts_text(run) + report::render_cross_host_text(run);
+  EXPECT_NE(text.find("  node-a  -       47.0    23.5\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("NVIDIA driver  580.159.04 (2 host(s): node-a, node-b)  node-c: 575.57.08"), std::string::npos) << text;
+}
+
+TEST(ClusterReport, ASingleHostRunHasNoClusterSections) {
+  const RunDocument run = read_run_file(test::fixture("runs/h200x2-healthy.json"));
+  EXPECT_EQ(report::render_html(run).find("id=\"hosts\""), std::string::npos);
+  EXPECT_EQ(report::render_markdown(run, {}).find("## Cross-host"), std::string::npos);
+  EXPECT_TRUE(report::cluster_summary_lines(run).empty());
+  EXPECT_TRUE(report::cross_host_heatmap_svg(run).empty());
+  EXPECT_EQ(finding(run, "host-differs"), nullptr);
 }
 
 TEST(ClusterReport, FailedPairsAreAnError) {

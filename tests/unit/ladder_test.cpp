@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include "report/ladder_peak.hpp"
+#include "report/ladder_table.hpp"
 
 namespace linkscope::report {
 namespace {
@@ -90,6 +91,49 @@ TEST(LadderPeak, RingOfFourTakesTheSlowestNeighbourPair) {
                      {{"a", 2}, {"b", 0}, {"nvlink_count", 18}}};
   const auto peak = path_peak(system, "P2P/CUMEM", {0, 1, 2});
   EXPECT_NEAR(*peak.peak_gbps, 2 * 26.562, 1e-9);
+}
+
+TEST(LadderTable, LayersEfficiencySlowdownAndTable) {
+  auto layers = ladder_layers(std::string("NVL"));
+  ASSERT_EQ(layers.size(), 6u);
+  EXPECT_EQ(layers[1].env.at("NCCL_P2P_LEVEL"), "NVL");
+  EXPECT_EQ(layers[3].env.at("NCCL_SHM_DISABLE"), "1");
+  EXPECT_EQ(layers[5].env.at("NCCL_ALGO"), "Tree");
+  EXPECT_EQ(ladder_layers(std::nullopt)[1].status, "skipped");
+
+  Ladder ladder;
+  ladder.op = "all_reduce";
+  ladder.dtype = "float";
+  ladder.nranks = 2;
+  ladder.layers = layers;
+  ladder.layers[0].transport = "P2P/direct pointer";
+  ladder.layers[0].busbw_gbps = 314.2;
+  ladder.layers[0].bytes = 536870912;
+  ladder.layers[0].peak = path_peak(h200_system(), "P2P/direct pointer", {0, 1});
+  ladder.layers[2].transport = "SHM";
+  ladder.layers[2].busbw_gbps = 27.4;
+  ladder.layers[2].peak = path_peak(h200_system(), "SHM", {0, 1});
+  ladder.layers[3].status = "error";
+  ladder.layers[3].reason = "child exited with 3";
+  ladder.layers[4].busbw_gbps = 0;
+  finish_ladder(ladder);
+  EXPECT_NEAR(*ladder.layers[0].efficiency, 314.2 / 478.116, 1e-9);
+  EXPECT_DOUBLE_EQ(*ladder.layers[0].slowdown, 1.0);
+  EXPECT_NEAR(*ladder.layers[2].slowdown, 314.2 / 27.4, 1e-9);
+  EXPECT_FALSE(ladder.layers[3].slowdown.has_value());
+  EXPECT_FALSE(ladder.layers[4].slowdown.has_value()) << "0 GB/s has no finite slowdown";
+  const std::string table = render_ladder_table(ladder);
+  EXPECT_NE(table.find("all_reduce float, 2 ranks, busbw at the largest size (536870912 B)"), std::string::npos) << table;
+  EXPECT_NE(table.find("p2p-level=NVL"), std::string::npos) << table;
+  EXPECT_NE(table.find("SHM"), std::string::npos);
+  EXPECT_NE(table.find("11.47x"), std::string::npos) << table;
+  EXPECT_NE(table.find("66%"), std::string::npos) << table;
+  EXPECT_NE(table.find("error: child exited with 3"), std::string::npos);
+  const json j = to_json(ladder);
+  EXPECT_EQ(j.at("layers")[0].at("transport"), "P2P/direct pointer");
+  EXPECT_NEAR(j.at("layers")[0].at("peak_gbps").get<double>(), 478.116, 0.001);
+  EXPECT_TRUE(j.at("layers")[3].at("busbw_gbps").is_null());
+  EXPECT_EQ(j.at("layers")[1].at("status"), "ok");
 }
 
 }  // namespace
