@@ -6,7 +6,8 @@
 
 // How `linkscope coll` sampled each size, as its text table's header states it. Stored in the Run under
 // config.coll ({"fixed_iters", "graph_launches", "target_ci", "max_time_s"}, next to the command's other settings),
-// so `linkscope report run.json --format text` prints the same header as the live command.
+// so `linkscope report run.json --format text` prints the same header as the live command. A coll run's wall
+// time, which its table's footer states, is config.measured_seconds.
 namespace linkscope::model {
 
 struct CollSampling {

@@ -35,7 +35,7 @@ struct Config {
   std::string started_at;         // UTC ISO 8601
   std::string host;
   std::optional<std::string> profile;       // doctor: quick, default, full
-  std::optional<double> measured_seconds;   // doctor: wall time of the measuring steps; coll: of the command
+  std::optional<double> measured_seconds;   // doctor: wall time of the measuring steps
   nlohmann::json extra;                     // per-subcommand settings ("coll": {...}) as the command wrote them
 };
 
