@@ -78,6 +78,9 @@ TEST(DiscoverTopoText, LiveTextShowsGpusNvlinksAndTheNcclComparison) {
   nccl.versus_nccl_log = path_comparison_model(compare_path_lines({ours}, {"GPU/0-60 :GPU/0-60 (0/5000.0/LOC) "}, "2.28.3"));
   run.system.nccl_topology = nccl;
   run.topology.present = true;
+  run.topology.nodes.resize(1);
+  run.topology.nodes[0].id = "GPU/0-60";
+  run.topology.nodes[0].type = "GPU";
   run.topology.paths = {{"GPU/0-60", "GPU/0-60", 0, 5000.0, "LOC", {}, std::nullopt},
                         {"GPU/0-60", "NET/0-0", 3, 1.2, "PHB", {}, std::nullopt}};
   const std::string text = render_topo_live_text(run);
@@ -123,8 +126,11 @@ TEST(DiscoverTopoText, SyntheticMachineMatrixUsesPciRelationsAndListsTheHca) {
 TEST(DiscoverTopoText, ASavedTopoRunPrintsWhatTheLiveCommandPrinted) {
   test::H200x2Snapshot snapshot;
   ASSERT_TRUE(snapshot.ok()) << snapshot.error();
-  const model::Run live = topo_run(h200x2(snapshot.root(), {1}, Environment::from_map({{"CUDA_VISIBLE_DEVICES", "1"}})));
+  model::Run live = topo_run(h200x2(snapshot.root(), {1}, Environment::from_map({{"CUDA_VISIBLE_DEVICES", "1"}})));
+  live.record_error("model", "NCCL 2.28.9 would refuse this machine's topology: no GPU");
   const model::Run saved = model::parse_run_text(model::run_text(live), "run.json");
+  EXPECT_NE(render_topo_live_text(live).find("\n  unavailable: NCCL 2.28.9 would refuse this machine's topology: no GPU\n"),
+            std::string::npos);
   EXPECT_EQ(render_run_text(saved), render_topo_text(live));
   EXPECT_EQ(render_topo_text(live), render_topo_live_text(live));
   EXPECT_NE(render_run_text(saved).find("NVML GPU 0 (0000:00:06.0"), std::string::npos);
