@@ -123,20 +123,6 @@ bool Roster::renamed() const {
   return std::any_of(hosts.begin(), hosts.end(), [](const RosterHost& h) { return h.identity_source != "hostname"; });
 }
 
-std::string rank_list(std::vector<int> ranks) {
-  std::sort(ranks.begin(), ranks.end());
-  ranks.erase(std::unique(ranks.begin(), ranks.end()), ranks.end());
-  if (ranks.empty()) return "no rank";
-  std::vector<std::string> parts;
-  for (std::size_t i = 0; i < ranks.size();) {
-    std::size_t j = i;
-    while (j + 1 < ranks.size() && ranks[j + 1] == ranks[j] + 1) ++j;
-    parts.push_back(j == i ? std::to_string(ranks[i]) : fmt::format("{}-{}", ranks[i], ranks[j]));
-    i = j + 1;
-  }
-  return (ranks.size() == 1 ? "rank " : "ranks ") + join(parts, ", ");
-}
-
 Roster make_roster(const std::vector<RankHello>& hellos) {
   Roster roster;
   roster.world_size = static_cast<int>(hellos.size());

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cluster/rank_hello.hpp"
+#include "core/text.hpp"
 
 // Rank 0's view of an MPI job: which ranks run on which host, which rank speaks for each host (its leader),
 // and whether the job may go on at all (same linkscope build and arguments everywhere, no rank failed to start).
@@ -41,8 +42,8 @@ struct Roster {
 // message naming the hosts and ranks.
 Roster make_roster(const std::vector<RankHello>& hellos);
 
-// "rank 3", "ranks 0-7", "ranks 0-3, 8"
-std::string rank_list(std::vector<int> ranks);
+// "rank 3", "ranks 0-7", "ranks 0-3, 8" (core/text).
+using linkscope::rank_list;
 
 nlohmann::json roster_to_json(const Roster& roster);
 Roster roster_from_json(const nlohmann::json& json);

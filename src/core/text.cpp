@@ -42,6 +42,27 @@ std::vector<std::string> split_list(std::string_view text, char separator) {
   return items;
 }
 
+std::string format_ranges(std::vector<int> values, std::string_view separator) {
+  std::sort(values.begin(), values.end());
+  values.erase(std::unique(values.begin(), values.end()), values.end());
+  std::vector<std::string> parts;
+  for (std::size_t i = 0; i < values.size();) {
+    std::size_t j = i;
+    while (j + 1 < values.size() && values[j + 1] == values[j] + 1) ++j;
+    parts.push_back(j == i ? std::to_string(values[i]) : fmt::format("{}-{}", values[i], values[j]));
+    i = j + 1;
+  }
+  return join(parts, separator);
+}
+
+std::string rank_list(std::vector<int> ranks) {
+  std::sort(ranks.begin(), ranks.end());
+  ranks.erase(std::unique(ranks.begin(), ranks.end()), ranks.end());
+  if (ranks.empty()) return "no rank";
+  const std::string prefix = ranks.size() == 1 ? "rank " : "ranks ";
+  return prefix + format_ranges(std::move(ranks), ", ");
+}
+
 std::string without_trailing_spaces(const std::string& text) {
   std::string out;
   out.reserve(text.size());

@@ -14,6 +14,10 @@ std::string lower(std::string text);
 std::string trim_spaces(std::string_view text);
 // Splits at `separator`, trimming each item; empty items are kept (CUDA_VISIBLE_DEVICES gives them meaning).
 std::vector<std::string> split_list(std::string_view text, char separator);
+// Integers with runs collapsed, sorted and unique: ({0,1,2,3,8}, ",") -> "0-3,8"; ({0,1,5}, ", ") -> "0-1, 5".
+std::string format_ranges(std::vector<int> values, std::string_view separator);
+// MPI ranks in words: "rank 3", "ranks 0-7", "ranks 0-3, 8", "no rank".
+std::string rank_list(std::vector<int> ranks);
 // Removes spaces at the ends of lines (padded table columns), keeping golden files clean.
 std::string without_trailing_spaces(const std::string& text);
 

@@ -92,8 +92,11 @@ std::optional<double> CollectiveRef::cv() const {
 }
 
 std::optional<double> CollectiveRef::relative_noise() const {
+  // As for copies: 0 is what a run that recorded no CV or CI holds, not a measured absence of noise.
   if (!point->time) return std::nullopt;
-  return point->time->ci_relative > 0 ? point->time->ci_relative : point->time->cv;
+  if (point->time->ci_relative > 0) return point->time->ci_relative;
+  if (point->time->cv > 0) return point->time->cv;
+  return std::nullopt;
 }
 
 std::string ModelGpu::pci_bdf() const {

@@ -6,6 +6,8 @@
 
 #include <fmt/format.h>
 
+#include "core/text.hpp"
+
 namespace linkscope {
 
 namespace {
@@ -42,18 +44,6 @@ std::vector<int> parse_cpu_list(std::string_view text) {
   return cpus;
 }
 
-std::string format_cpu_list(std::vector<int> cpus) {
-  std::sort(cpus.begin(), cpus.end());
-  cpus.erase(std::unique(cpus.begin(), cpus.end()), cpus.end());
-  std::string out;
-  for (std::size_t i = 0; i < cpus.size();) {
-    std::size_t j = i;
-    while (j + 1 < cpus.size() && cpus[j + 1] == cpus[j] + 1) ++j;
-    if (!out.empty()) out += ',';
-    out += j == i ? fmt::format("{}", cpus[i]) : fmt::format("{}-{}", cpus[i], cpus[j]);
-    i = j + 1;
-  }
-  return out;
-}
+std::string format_cpu_list(std::vector<int> cpus) { return format_ranges(std::move(cpus), ","); }
 
 }  // namespace linkscope

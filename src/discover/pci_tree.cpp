@@ -7,6 +7,8 @@
 
 #include <fmt/format.h>
 
+#include "model/link_rate.hpp"
+
 namespace linkscope::discover {
 
 namespace {
@@ -45,20 +47,7 @@ constexpr long kMaxNumaNode = 1023;
 
 }  // namespace
 
-std::optional<int> pcie_generation_from_speed(std::string_view speed) {
-  // The kernel writes "2.5 GT/s", "5 GT/s" / "5.0 GT/s PCIe", ... "64.0 GT/s PCIe"; older kernels omit "PCIe".
-  char* end = nullptr;
-  const std::string text(speed);
-  const double gts = std::strtod(text.c_str(), &end);
-  if (end == text.c_str() || text.find("GT/s") == std::string::npos) return std::nullopt;
-  if (gts >= 63.0) return 6;
-  if (gts >= 31.0) return 5;
-  if (gts >= 15.0) return 4;
-  if (gts >= 7.0) return 3;
-  if (gts >= 4.0) return 2;
-  if (gts >= 2.0) return 1;
-  return std::nullopt;
-}
+std::optional<int> pcie_generation_from_speed(std::string_view speed) { return model::pcie_generation_of_speed(speed); }
 
 std::optional<std::string> canonical_bdf(std::string_view text) {
   while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back()))) text.remove_suffix(1);

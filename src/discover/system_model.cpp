@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "discover/cpu_list.hpp"
+#include "discover/nvidia_smi_matrix.hpp"
 
 namespace linkscope::discover {
 
@@ -236,8 +237,9 @@ model::System system_model(const SystemFacts& facts) {
   for (const PciDevice* device : sysfs_display_devices(facts.host)) {
     out.pci_display_devices.push_back({device->bdf, device->class_id, device->vendor, device->device,
                                        device->numa_node_id(), device->current_link_speed, device->max_link_speed,
-                                       device->current_width(), device->max_width()});
+                                       device->current_width(), device->max_width(), device->local_cpulist});
   }
+  out.smi_matrix = nvidia_smi_matrix(facts);
   model::Visibility& visibility = out.visibility;
   visibility.nvml_gpu_count = facts.nvml_gpu_count();
   visibility.cuda_device_count = facts.cuda.device_count;

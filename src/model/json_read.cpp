@@ -223,6 +223,19 @@ std::vector<std::string> JsonReader::strings(std::string_view key) const {
   return out;
 }
 
+std::vector<std::vector<std::string>> JsonReader::string_rows(std::string_view key) const {
+  std::vector<std::vector<std::string>> rows;
+  for (const auto& row : array(key)) {
+    std::vector<std::string> cells;
+    for (const auto& cell : row.elements()) {
+      if (!cell.json().is_string()) cell.wrong_type("", "a string", cell.json());
+      cells.push_back(cell.json().get<std::string>());
+    }
+    rows.push_back(std::move(cells));
+  }
+  return rows;
+}
+
 std::vector<double> JsonReader::numbers(std::string_view key) const {
   std::vector<double> out;
   for (const auto& item : array(key)) {
@@ -274,6 +287,12 @@ void JsonReader::skip(std::initializer_list<std::string_view> keys) const {
 
 nlohmann::json string_or_null(const std::string& text) {
   return text.empty() ? nlohmann::json(nullptr) : nlohmann::json(text);
+}
+
+const nlohmann::json* json_field(const nlohmann::json& object, std::string_view key) {
+  if (!object.is_object()) return nullptr;
+  const auto it = object.find(key);
+  return it == object.end() ? nullptr : &*it;
 }
 
 nlohmann::json with_extras(nlohmann::json known, const nlohmann::json& extras) {

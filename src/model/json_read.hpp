@@ -70,6 +70,8 @@ class JsonReader {
   std::vector<JsonReader> elements() const;
   // Arrays of scalars.
   std::vector<std::string> strings(std::string_view key) const;
+  // An array of arrays of strings (a matrix of labels).
+  std::vector<std::vector<std::string>> string_rows(std::string_view key) const;
   std::vector<double> numbers(std::string_view key) const;
   std::vector<std::int64_t> integers(std::string_view key) const;
   // {"NAME": "value", ...}; numbers and booleans spelled out.
@@ -94,6 +96,9 @@ class JsonReader {
   std::string path_;
   mutable std::set<std::string, std::less<>> read_;
 };
+
+// A member of a JSON object kept as JSON (extras, engine configs); nullptr when `object` is no object or lacks it.
+const nlohmann::json* json_field(const nlohmann::json& object, std::string_view key);
 
 // Writing helpers: `key` = value, or null with "<key>_reason".
 template <typename T>

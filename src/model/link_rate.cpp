@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <map>
 
 #include <fmt/format.h>
@@ -88,6 +89,21 @@ std::optional<double> pcie_rate_gbps(int generation, int width) {
     default: return std::nullopt;
   }
   return lane * width;
+}
+
+std::optional<int> pcie_generation_of_speed(std::string_view speed) {
+  // The kernel writes "2.5 GT/s", "5 GT/s" / "5.0 GT/s PCIe", ... "64.0 GT/s PCIe"; older kernels omit "PCIe".
+  char* end = nullptr;
+  const std::string text(speed);
+  const double gts = std::strtod(text.c_str(), &end);
+  if (end == text.c_str() || text.find("GT/s") == std::string::npos) return std::nullopt;
+  if (gts >= 63.0) return 6;
+  if (gts >= 31.0) return 5;
+  if (gts >= 15.0) return 4;
+  if (gts >= 7.0) return 3;
+  if (gts >= 4.0) return 2;
+  if (gts >= 2.0) return 1;
+  return std::nullopt;
 }
 
 std::optional<double> nvlink_version_gbps(int version) {

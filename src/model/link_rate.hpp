@@ -1,6 +1,7 @@
 #pragma once
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "model/ladder.hpp"
@@ -22,6 +23,8 @@ struct LinkRate {
 // Payload rate of one PCIe link: lanes x transfer rate x encoding (8b/10b for Gen1-2, 128b/130b for Gen3-5,
 // 242/256 FLIT for Gen6); nothing for an unknown generation or width.
 std::optional<double> pcie_rate_gbps(int generation, int width);
+// The PCIe generation of a sysfs link speed ("2.5 GT/s" = 1 ... "64.0 GT/s PCIe" = 6); nothing for other text.
+std::optional<int> pcie_generation_of_speed(std::string_view speed);
 // Nominal per-link, per-direction NVLink rate of a version (1: 20, 2: 25, 3: 25, 4: 26.5625 GB/s as NVML reports
 // it, 5: 50); nothing for unknown versions. Facts measured on the machine (NVML's link speed) take precedence.
 std::optional<double> nvlink_version_gbps(int version);

@@ -159,6 +159,18 @@ nlohmann::json to_json(const NumaSweep& sweep) {
           {"reason", sweep.reason.empty() ? nlohmann::json(nullptr) : nlohmann::json(sweep.reason)}};
 }
 
+PatternSettings pattern_settings(const PatternRun& run) {
+  PatternSettings settings;
+  const auto field = [&](std::string_view key) { return json_field(run.config, key); };
+  if (const auto* v = field("bytes"); v != nullptr && v->is_number_integer() && v->get<std::int64_t>() >= 0) {
+    settings.bytes = v->get<std::uint64_t>();
+  }
+  if (const auto* v = field("method"); v != nullptr && v->is_string()) settings.method = v->get<std::string>();
+  if (const auto* v = field("sm_kernel"); v != nullptr && v->is_string()) settings.sm_kernel = v->get<std::string>();
+  if (const auto* v = field("verify"); v != nullptr && v->is_boolean()) settings.verify = v->get<bool>();
+  return settings;
+}
+
 nlohmann::json pattern_config_json(const PatternRun& run) {
   nlohmann::json config = run.config.is_object() ? run.config : nlohmann::json::object();
   config["devices"] = nlohmann::json::array();

@@ -70,6 +70,17 @@ struct PatternRun {
   std::vector<std::string> notes;
 };
 
+// What a pattern run's header states, read from `config` (which the engine writes as JSON): the size per edge, the
+// copy method, the SM kernel shape (SM copies only) and whether copies were verified. A field the config lacks
+// keeps its default.
+struct PatternSettings {
+  std::uint64_t bytes = 0;
+  std::string method = "?";
+  std::optional<std::string> sm_kernel;
+  bool verify = true;
+};
+PatternSettings pattern_settings(const PatternRun& run);
+
 nlohmann::json patterns_to_json(const std::vector<PatternResult>& patterns);
 std::vector<PatternResult> patterns_from_json(const JsonReader& section);
 nlohmann::json to_json(const NumaSweep& sweep);

@@ -532,7 +532,17 @@ json to_json(const System& system) {
                                           {"current_link_speed", optional_json(d.current_link_speed)},
                                           {"current_width", optional_json(d.current_width)},
                                           {"max_link_speed", optional_json(d.max_link_speed)},
-                                          {"max_width", optional_json(d.max_width)}});
+                                          {"max_width", optional_json(d.max_width)},
+                                          {"local_cpulist", optional_json(d.local_cpulist)}});
+  }
+  if (system.smi_matrix) {
+    const SmiMatrix& m = *system.smi_matrix;
+    out["smi_matrix"] = {{"labels", m.labels},
+                         {"rows", m.cells},
+                         {"cpu_affinity", m.cpu_affinity},
+                         {"numa_affinity", m.numa_affinity},
+                         {"gpu_numa_id", m.gpu_numa_id},
+                         {"nic_legend", m.nic_legend}};
   }
   const Visibility& v = system.visibility;
   json visibility;
@@ -626,7 +636,12 @@ System system_from_json(const JsonReader& r) {
     system.pci_display_devices.push_back({d.string_or("pci_bdf"), d.string("class"), d.string("vendor"),
                                           d.string("device"), d.small_int("numa_node"), d.string("current_link_speed"),
                                           d.string("max_link_speed"), d.small_int("current_width"),
-                                          d.small_int("max_width")});
+                                          d.small_int("max_width"), d.string("local_cpulist")});
+  }
+  if (r.has("smi_matrix")) {
+    const JsonReader m = r.object("smi_matrix");
+    system.smi_matrix = SmiMatrix{m.strings("labels"),       m.string_rows("rows"),       m.strings("cpu_affinity"),
+                                  m.strings("numa_affinity"), m.strings("gpu_numa_id"), m.strings("nic_legend")};
   }
   const JsonReader v = r.object("visibility");
   system.visibility.nvml_gpu_count = v.small_int("nvml_gpu_count");

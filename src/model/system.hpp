@@ -160,6 +160,17 @@ struct PciDisplayDevice {
   std::optional<int> numa_node;
   std::optional<std::string> current_link_speed, max_link_speed;
   std::optional<int> current_width, max_width;
+  std::optional<std::string> local_cpulist;  // sysfs: the CPUs close to the device ("0-15")
+};
+
+// `nvidia-smi topo -m` as discovery computes it from NVML and the PCI tree: the GPUs by NVML index (without a
+// driver, the display devices sysfs lists), then the RDMA NICs. What the live `topo` text prints as its matrix.
+struct SmiMatrix {
+  std::vector<std::string> labels;              // the GPU rows ("GPU0" ...), then the NIC rows ("NIC0" ...)
+  std::vector<std::vector<std::string>> cells;  // cells[row][column]: "X" on the diagonal, "NV18", "PIX", "SYS", "?"
+  // One per GPU row, in row order ("N/A" when unknown); their count says how many rows are GPUs.
+  std::vector<std::string> cpu_affinity, numa_affinity, gpu_numa_id;
+  std::vector<std::string> nic_legend;          // "NIC0: mlx5_0"
 };
 
 struct HiddenGpu {
@@ -295,6 +306,7 @@ struct System {
   std::vector<NumaNode> numa_nodes;
   std::vector<Nic> nics;
   std::vector<PciDisplayDevice> pci_display_devices;
+  std::optional<SmiMatrix> smi_matrix;  // absent when discovery saw no GPU (or the run predates it)
   Visibility visibility;
   std::optional<SynthesizedTopology> synthesized_topology;
   std::vector<GpuNics> gpu_nics;

@@ -101,19 +101,6 @@ TopoNode node_from(const JsonReader& r) {
   return node;
 }
 
-std::vector<std::vector<std::string>> string_rows(const JsonReader& r, std::string_view key) {
-  std::vector<std::vector<std::string>> rows;
-  for (const auto& row : r.array(key)) {
-    std::vector<std::string> cells;
-    for (const auto& cell : row.elements()) {
-      if (!cell.json().is_string()) cell.fail("", "expected a string");
-      cells.push_back(cell.json().get<std::string>());
-    }
-    rows.push_back(std::move(cells));
-  }
-  return rows;
-}
-
 }  // namespace
 
 const TopoNode* TopologyView::node(const std::string& id) const {
@@ -256,7 +243,7 @@ TopologyView topology_view_from_json(const JsonReader& r) {
   if (r.has("relation_matrix")) {
     const JsonReader m = r.object("relation_matrix");
     view.relation_matrix = RelationMatrix{m.strings("labels"),        m.strings("node_ids"),
-                                          string_rows(m, "rows"),      m.strings("cpu_affinity"),
+                                          m.string_rows("rows"),       m.strings("cpu_affinity"),
                                           m.strings("numa_affinity"), m.strings("nic_legend")};
   }
   view.nccl_info_lines = r.strings("nccl_info_lines");

@@ -253,7 +253,12 @@ nlohmann::json to_json(const P2pRequest& request) {
           {"cpu_list", request.cpu_list}};
 }
 
-P2pRequest p2p_request_from_json(const nlohmann::json& config) {
+P2pRequest p2p_request_from_json(const nlohmann::json& document) {
+  // A null field is an absent one (the Run document's rule), so `value()` falls back to the default for it.
+  nlohmann::json config = document;
+  if (config.is_object()) {
+    for (auto it = config.begin(); it != config.end();) it = it->is_null() ? config.erase(it) : std::next(it);
+  }
   P2pRequest request;
   request.methods.clear();
   for (const auto& method : config.value("methods", nlohmann::json::array())) {

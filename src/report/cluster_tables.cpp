@@ -4,140 +4,147 @@
 
 #include <fmt/format.h>
 
-#include "core/text_table.hpp"
-#include "cluster/roster.hpp"
 #include "core/text.hpp"
+#include "core/text_table.hpp"
 #include "report/svg_heatmap.hpp"
 
 namespace linkscope::report {
 
 namespace {
 
-using nlohmann::json;
+using model::CrossHost;
+using model::CrossHostPair;
 
-const json& at(const json& object, const char* key) {
-  static const json null_value;
-  if (!object.is_object()) return null_value;
-  const auto found = object.find(key);
-  return found == object.end() ? null_value : *found;
+std::string gbps(const std::optional<double>& value) { return value ? fmt::format("{:.1f}", *value) : ""; }
+
+std::string or_text(const std::string& text, const std::string& fallback) { return text.empty() ? fallback : text; }
+
+std::string trait(const model::Host& host, const std::string& name) {
+  const auto it = host.traits.find(name);
+  return it == host.traits.end() ? "?" : it->second;
 }
 
-std::string text(const json& value, const std::string& fallback = "?") {
-  if (value.is_string()) return value.get<std::string>();
-  if (value.is_number_integer()) return std::to_string(value.get<long long>());
-  return fallback;
+// Host `index` of the cross-host run, `fallback` for none (-1) or an index out of range.
+std::string host_name(const CrossHost& cross, int index, const std::string& fallback) {
+  return index >= 0 && index < static_cast<int>(cross.hosts.size()) ? cross.hosts[static_cast<std::size_t>(index)]
+                                                                     : fallback;
 }
 
-
-std::string gbps(const json& value) { return value.is_number() ? fmt::format("{:.1f}", value.get<double>()) : ""; }
-
-const json& hosts(const RunDocument& run) { return at(run.system, "hosts"); }
-const json& cross(const RunDocument& run) { return at(run.measurements, "cross_host"); }
-
-std::string endpoint_text(const json& e) {
-  std::string out = text(at(e, "host"));
-  if (at(e, "cuda_device").is_number()) out += fmt::format(" GPU {}", at(e, "cuda_device").get<int>());
+std::string endpoint_text(const CrossHost& cross, const model::CrossHostEndpoint& e) {
+  std::string out = host_name(cross, e.host, "?");
+  if (e.cuda_device) out += fmt::format(" GPU {}", *e.cuda_device);
   return out;
+}
+
+// The pair measured between hosts i and j (the last one when several were), nullptr when none was.
+const CrossHostPair* pair_between(const CrossHost& cross, int i, int j) {
+  const CrossHostPair* found = nullptr;
+  for (const auto& pair : cross.pairs) {
+    if ((pair.a.host == i && pair.b.host == j) || (pair.a.host == j && pair.b.host == i)) found = &pair;
+  }
+  return found;
 }
 
 }  // namespace
 
-bool has_hosts(const RunDocument& run) { return hosts(run).is_array() && !hosts(run).empty(); }
-bool has_cross_host(const RunDocument& run) { return cross(run).is_object(); }
+int rank_count(const model::System& system) {
+  int ranks = 0;
+  for (const auto& host : system.hosts) ranks += static_cast<int>(host.ranks.size());
+  return ranks;
+}
 
-Table hosts_table(const RunDocument& run) {
+std::string mpi_job_line(const model::Run& run, const std::string& subcommand) {
+  return fmt::format("linkscope {}: {} host(s), {} rank(s) under MPI ({})\n", subcommand, run.system.hosts.size(),
+                     rank_count(run.system), run.environment.launch.value_or("?"));
+}
+
+std::string render_cluster_text(const model::Run& run) {
+  return mpi_job_line(run, "cluster") + "\n" + render_hosts_text(run) + "\n" + render_cross_host_text(run);
+}
+
+bool has_hosts(const model::Run& run) { return !run.system.hosts.empty(); }
+bool has_cross_host(const model::Run& run) { return run.measurements.cross_host.has_value(); }
+
+Table hosts_table(const model::Run& run) {
   Table t;
   t.header = {"Host", "Ranks", "Group", "Driver", "CUDA", "NCCL", "GPUs", "NICs", "Differs from the others"};
-  for (const auto& host : hosts(run)) {
-    const json& traits = at(host, "traits");
-    std::vector<std::string> differences;
-    for (const auto& line : at(host, "differences")) differences.push_back(text(line));
-    if (at(host, "error").is_string()) differences.insert(differences.begin(), "no facts: " + host["error"].get<std::string>());
-    std::vector<int> ranks;
-    for (const auto& r : at(host, "ranks")) ranks.push_back(r.get<int>());
-    t.rows.push_back({{text(at(host, "name"))},
-                      {cluster::rank_list(ranks)},
-                      {at(host, "group").is_number() ? std::to_string(host["group"].get<int>() + 1) : "?", "", true},
-                      {text(at(traits, "driver"))},
-                      {text(at(traits, "cuda_driver"))},
-                      {text(at(traits, "nccl"))},
-                      {text(at(traits, "gpu_models"))},
-                      {text(at(traits, "nic_count")), text(at(traits, "nic_links"))},
-                      {differences.empty() ? "-" : join(differences, "; "), "",
-                       false, differences.empty() ? "" : "sev-warning"}});
+  for (const auto& host : run.system.hosts) {
+    std::vector<std::string> differences = host.differences;
+    if (host.error) differences.insert(differences.begin(), "no facts: " + *host.error);
+    const std::string nics = trait(host, "nic_links");
+    t.rows.push_back({{host.name},
+                      {rank_list(host.ranks)},
+                      {std::to_string(host.group + 1), "", true},
+                      {trait(host, "driver")},
+                      {trait(host, "cuda_driver")},
+                      {trait(host, "nccl")},
+                      {trait(host, "gpu_models")},
+                      {trait(host, "nic_count"), nics},
+                      {differences.empty() ? "-" : join(differences, "; "), "", false,
+                       differences.empty() ? "" : "sev-warning"}});
   }
   return t;
 }
 
-Table host_groups_table(const RunDocument& run) {
+Table host_groups_table(const model::Run& run) {
   Table t;
   t.header = {"Group", "Hosts", "Count"};
   int index = 0;
-  for (const auto& group : at(run.system, "host_groups")) {
-    std::vector<std::string> names;
-    for (const auto& name : at(group, "hosts")) names.push_back(text(name));
-    t.rows.push_back({{std::to_string(++index), "", true}, {join(names, ", ")}, {std::to_string(names.size()), "", true}});
+  for (const auto& group : run.system.host_groups) {
+    t.rows.push_back(
+        {{std::to_string(++index), "", true}, {join(group, ", ")}, {std::to_string(group.size()), "", true}});
   }
   return t;
 }
 
-Table host_differences_table(const RunDocument& run) {
+Table host_differences_table(const model::Run& run) {
   Table t;
   t.header = {"Fact", "Most hosts", "Other hosts"};
-  for (const auto& d : at(run.system, "host_differences")) {
-    std::vector<std::string> common;
-    for (const auto& name : at(d, "common_hosts")) common.push_back(text(name));
+  for (const auto& d : run.system.host_differences) {
     std::vector<std::string> others;
-    for (const auto& o : at(d, "others")) others.push_back(fmt::format("{}: {}", text(at(o, "host")), text(at(o, "value"))));
-    t.rows.push_back({{text(at(d, "label"))},
-                      {text(at(d, "common_value")), fmt::format("{} host(s): {}", common.size(), join(common, ", "))},
+    for (const auto& o : d.others) others.push_back(o.host + ": " + o.value);
+    t.rows.push_back({{d.label},
+                      {d.common_value, fmt::format("{} host(s): {}", d.common_hosts.size(), join(d.common_hosts, ", "))},
                       {join(others, "; "), "", false, "sev-warning"}});
   }
   return t;
 }
 
-Table host_findings_table(const RunDocument& run) {
+Table host_findings_table(const model::Run& run) {
   Table t;
   t.header = {"Host", "Findings", "Errors"};
-  bool any = false;
-  for (const auto& host : hosts(run)) {
-    const json& findings = at(host, "findings");
-    if (!findings.is_array()) continue;
-    any = true;
+  for (const auto& host : run.system.hosts) {
+    if (!host.findings) continue;
     std::vector<std::string> lines;
     std::string css;
-    for (const auto& f : findings) {
-      const std::string severity = text(at(f, "severity"));
-      lines.push_back(fmt::format("{} {}: {}", severity, text(at(f, "id")), text(at(f, "title"))));
-      if (severity == "error") css = "sev-error";
-      if (severity == "warning" && css.empty()) css = "sev-warning";
+    for (const auto& f : *host.findings) {
+      lines.push_back(fmt::format("{} {}: {}", model::severity_name(f.severity), f.id, f.title));
+      if (f.severity == model::Severity::kError) css = "sev-error";
+      if (f.severity == model::Severity::kWarning && css.empty()) css = "sev-warning";
     }
-    std::vector<std::string> errors;
-    for (const auto& e : at(host, "run_errors")) errors.push_back(text(at(e, "where")) + ": " + text(at(e, "message")));
-    t.rows.push_back({{text(at(host, "name"))},
+    t.rows.push_back({{host.name},
                       {lines.empty() ? "none" : join(lines, "; "), "", false, css},
-                      {errors.empty() ? "-" : join(errors, "; ")}});
+                      {host.run_errors.empty() ? "-" : join(host.run_errors, "; ")}});
   }
-  if (!any) t.rows.clear();
   return t;
 }
 
-Table cross_host_matrix_table(const RunDocument& run) {
+Table cross_host_matrix_table(const model::Run& run) {
   Table t;
-  const json& matrix = at(cross(run), "matrix");
-  const json& names = at(matrix, "hosts");
-  if (!names.is_array() || names.size() < 2) return t;
+  if (!has_cross_host(run) || run.measurements.cross_host->hosts.size() < 2) return t;
+  const CrossHost& cross = *run.measurements.cross_host;
   t.header = {"GB/s"};
-  for (const auto& name : names) t.header.push_back(text(name));
-  for (std::size_t i = 0; i < names.size(); ++i) {
-    std::vector<Cell> row = {{text(names[i])}};
-    for (std::size_t j = 0; j < names.size(); ++j) {
-      const json& value = matrix["bandwidth_gbps"][i][j];
-      const std::string status = text(matrix["status"][i][j]);
+  for (const auto& name : cross.hosts) t.header.push_back(name);
+  const int n = static_cast<int>(cross.hosts.size());
+  for (int i = 0; i < n; ++i) {
+    std::vector<Cell> row = {{cross.hosts[static_cast<std::size_t>(i)]}};
+    for (int j = 0; j < n; ++j) {
+      const CrossHostPair* pair = i == j ? nullptr : pair_between(cross, i, j);
+      const std::string status = pair != nullptr ? pair->status : "not measured";
       if (i == j) {
         row.push_back({"-", "", true});
-      } else if (value.is_number()) {
-        row.push_back({gbps(value), status == "ok" ? "" : status, true, status == "ok" ? "" : "sev-error"});
+      } else if (pair != nullptr && pair->bandwidth_gbps) {
+        row.push_back({gbps(pair->bandwidth_gbps), status == "ok" ? "" : status, true, status == "ok" ? "" : "sev-error"});
       } else {
         row.push_back({status, "", false, status == "not measured" ? "" : "sev-error"});
       }
@@ -147,99 +154,91 @@ Table cross_host_matrix_table(const RunDocument& run) {
   return t;
 }
 
-Table cross_host_pairs_table(const RunDocument& run) {
+Table cross_host_pairs_table(const model::Run& run) {
   Table t;
   t.header = {"Pair", "Round", "NICs", "Transport", "Size", "GB/s", "Status"};
-  for (const auto& pair : at(cross(run), "pairs")) {
-    const json& a = at(pair, "a");
-    const json& b = at(pair, "b");
-    const std::string nics = text(at(a, "nic"), "?") + " / " + text(at(b, "nic"), "?");
-    const std::string status = text(at(pair, "status"));
-    t.rows.push_back({{endpoint_text(a) + " <-> " + endpoint_text(b)},
-                      {text(at(pair, "round")), "", true},
-                      {nics},
-                      {text(at(a, "transport"), "?")},
-                      {at(pair, "bytes").is_number() && pair["bytes"].get<std::uint64_t>() > 0
-                           ? format_bytes(pair["bytes"].get<std::uint64_t>())
-                           : "-",
-                       "", true},
-                      {gbps(at(pair, "bandwidth_gbps")), "", true},
-                      {status, text(at(pair, "reason"), ""), false, status == "ok" ? "" : "sev-error"}});
+  if (!has_cross_host(run)) return t;
+  const CrossHost& cross = *run.measurements.cross_host;
+  for (const auto& pair : cross.pairs) {
+    t.rows.push_back({{endpoint_text(cross, pair.a) + " <-> " + endpoint_text(cross, pair.b)},
+                      {std::to_string(pair.round), "", true},
+                      {or_text(pair.a.nic, "?") + " / " + or_text(pair.b.nic, "?")},
+                      {or_text(pair.a.transport, "?")},
+                      {pair.bytes > 0 ? format_bytes(pair.bytes) : "-", "", true},
+                      {gbps(pair.bandwidth_gbps), "", true},
+                      {pair.status, pair.reason.value_or(""), false, pair.status == "ok" ? "" : "sev-error"}});
   }
   return t;
 }
 
-Table cross_host_slow_table(const RunDocument& run) {
+Table cross_host_slow_table(const model::Run& run) {
   Table t;
   t.header = {"Kind", "Host", "NIC", "Measured", "Reference", "Evidence"};
-  for (const auto& c : at(cross(run), "slow")) {
-    std::string host = text(at(c, "host"), "-");
-    if (at(c, "other_host").is_string()) host += " <-> " + c["other_host"].get<std::string>();
-    t.rows.push_back({{text(at(c, "kind"))},
+  if (!has_cross_host(run)) return t;
+  const CrossHost& cross = *run.measurements.cross_host;
+  for (const auto& c : cross.slow) {
+    std::string host = host_name(cross, c.host, "-");
+    if (c.other_host >= 0) host += " <-> " + host_name(cross, c.other_host, "?");
+    t.rows.push_back({{c.kind},
                       {host},
-                      {text(at(c, "nic"), "-")},
-                      {gbps(at(c, "measured_gbps")), "", true},
-                      {gbps(at(c, "reference_gbps")), "", true},
-                      {text(at(c, "evidence")), "", false, "sev-warning"}});
+                      {or_text(c.nic, "-")},
+                      {gbps(c.measured_gbps), "", true},
+                      {gbps(c.reference_gbps), "", true},
+                      {c.evidence, "", false, "sev-warning"}});
   }
   return t;
 }
 
-Table cross_host_all_reduce_table(const RunDocument& run) {
+Table cross_host_all_reduce_table(const model::Run& run) {
   Table t;
-  const json& ar = at(cross(run), "all_reduce");
-  if (!ar.is_object()) return t;
+  if (!has_cross_host(run)) return t;
+  const CrossHost& cross = *run.measurements.cross_host;
   t.header = {"Ranks", "Size", "busbw GB/s", "Status", "Transports"};
-  std::vector<std::string> transports;
-  for (const auto& line : at(ar, "transports")) transports.push_back(text(line));
-  const std::string status = text(at(ar, "status"));
-  t.rows.push_back({{text(at(ar, "nranks"), "-"), "", true},
-                    {at(ar, "bytes").is_number() ? format_bytes(ar["bytes"].get<std::uint64_t>()) : "-", "", true},
-                    {gbps(at(ar, "busbw_gbps")), "", true},
-                    {status, text(at(ar, "reason"), ""), false, status == "ok" ? "" : "sev-error"},
-                    {transports.empty() ? "-" : join(transports, "; ")}});
+  const model::CollectivePoint* point = cross.all_reduce ? model::largest_measured_point(*cross.all_reduce) : nullptr;
+  const std::string& status = cross.all_reduce_status;
+  t.rows.push_back({{cross.all_reduce ? std::to_string(cross.all_reduce->nranks) : "-", "", true},
+                    {point != nullptr ? format_bytes(point->bytes) : "-", "", true},
+                    {gbps(point != nullptr ? point->busbw_gbps : std::nullopt), "", true},
+                    {status, cross.all_reduce_reason.value_or(""), false, status == "ok" ? "" : "sev-error"},
+                    {cross.all_reduce_transports.empty() ? "-" : join(cross.all_reduce_transports, "; ")}});
   return t;
 }
 
-std::string cross_host_heatmap_svg(const RunDocument& run) {
-  const json& matrix = at(cross(run), "matrix");
-  const json& names = at(matrix, "hosts");
-  if (!names.is_array() || names.size() < 2) return "";
+std::string cross_host_heatmap_svg(const model::Run& run) {
+  if (!has_cross_host(run) || run.measurements.cross_host->hosts.size() < 2) return "";
+  const CrossHost& cross = *run.measurements.cross_host;
   Heatmap map;
   map.id = "cross-host";
   map.title = "NCCL sendrecv between hosts, GB/s per direction";
-  const json& sizes = at(cross(run), "sizes_bytes");
-  if (sizes.is_array() && !sizes.empty()) {
-    map.title += " at up to " + format_bytes(sizes.back().get<std::uint64_t>());
-  }
+  if (!cross.sizes_bytes.empty()) map.title += " at up to " + format_bytes(cross.sizes_bytes.back());
   map.row_axis = "host";
   map.column_axis = "host";
-  for (const auto& name : names) map.labels.push_back(text(name));
-  for (std::size_t i = 0; i < names.size(); ++i) {
+  map.labels = cross.hosts;
+  const int n = static_cast<int>(cross.hosts.size());
+  for (int i = 0; i < n; ++i) {
     std::vector<std::optional<double>> row;
-    for (std::size_t j = 0; j < names.size(); ++j) {
-      const json& value = matrix["bandwidth_gbps"][i][j];
-      row.push_back(value.is_number() ? std::optional<double>(value.get<double>()) : std::nullopt);
+    for (int j = 0; j < n; ++j) {
+      const CrossHostPair* pair = i == j ? nullptr : pair_between(cross, i, j);
+      row.push_back(pair != nullptr ? pair->bandwidth_gbps : std::nullopt);
     }
     map.values.push_back(row);
   }
   return render_heatmap(map);
 }
 
-std::string cluster_scope_note(const RunDocument& run) {
-  if (!has_hosts(run) || hosts(run).size() < 2) return "";
-  int ranks = 0;
-  for (const auto& host : hosts(run)) ranks += static_cast<int>(at(host, "ranks").size());
+std::string cluster_scope_note(const model::Run& run) {
+  const auto& hosts = run.system.hosts;
+  if (hosts.size() < 2) return "";
   return fmt::format("A cluster of {} hosts ({} ranks). The Hosts and Cross-host sections cover all of them; the "
                      "other sections describe {}, the host of rank 0{}.",
-                     hosts(run).size(), ranks, text(at(run.config, "host")),
-                     at(hosts(run)[0], "run_file").is_string() ? " (every host's own run is in host-<name>.json)" : "");
+                     hosts.size(), rank_count(run.system), or_text(run.config.host, "?"),
+                     hosts.front().run_file ? " (every host's own run is in host-<name>.json)" : "");
 }
 
-std::string host_identity_note(const RunDocument& run) {
+std::string host_identity_note(const model::Run& run) {
   std::vector<std::string> sources;
-  for (const auto& host : hosts(run)) {
-    const std::string source = text(at(host, "identity_source"), "hostname");
+  for (const auto& host : run.system.hosts) {
+    const std::string source = or_text(host.identity_source, "hostname");
     if (source != "hostname" && std::find(sources.begin(), sources.end(), source) == sources.end()) sources.push_back(source);
   }
   if (sources.empty()) return "";
@@ -257,48 +256,45 @@ std::string table_as_text(const Table& table, const std::string& indent) {
   return aligned_table(rows, indent);
 }
 
-std::string cluster_summary_lines(const RunDocument& run) {
+std::string cluster_summary_lines(const model::Run& run) {
   std::string out;
   if (has_hosts(run)) {
-    int ranks = 0;
-    for (const auto& host : hosts(run)) ranks += static_cast<int>(at(host, "ranks").size());
-    out += fmt::format("  cluster: {} host(s), {} rank(s), {} group(s) of identical hosts\n", hosts(run).size(), ranks,
-                       at(run.system, "host_groups").size());
-    for (const auto& d : at(run.system, "host_differences")) {
+    out += fmt::format("  cluster: {} host(s), {} rank(s), {} group(s) of identical hosts\n", run.system.hosts.size(),
+                       rank_count(run.system), run.system.host_groups.size());
+    for (const auto& d : run.system.host_differences) {
       std::vector<std::string> others;
-      for (const auto& o : at(d, "others")) others.push_back(text(at(o, "host")) + " " + text(at(o, "value")));
-      out += fmt::format("  differs: {}: {} on most hosts; {}\n", text(at(d, "label")), text(at(d, "common_value")),
-                         join(others, "; "));
+      for (const auto& o : d.others) others.push_back(o.host + " " + o.value);
+      out += fmt::format("  differs: {}: {} on most hosts; {}\n", d.label, d.common_value, join(others, "; "));
     }
   }
   if (has_cross_host(run)) {
+    const CrossHost& cross = *run.measurements.cross_host;
     std::optional<double> low, high;
     int measured = 0, failed = 0;
-    for (const auto& pair : at(cross(run), "pairs")) {
-      const json& value = at(pair, "bandwidth_gbps");
-      if (text(at(pair, "status")) != "ok") ++failed;
-      if (!value.is_number()) continue;
+    for (const auto& pair : cross.pairs) {
+      if (pair.status != "ok") ++failed;
+      if (!pair.bandwidth_gbps) continue;
       ++measured;
-      low = std::min(low.value_or(value.get<double>()), value.get<double>());
-      high = std::max(high.value_or(value.get<double>()), value.get<double>());
+      low = std::min(low.value_or(*pair.bandwidth_gbps), *pair.bandwidth_gbps);
+      high = std::max(high.value_or(*pair.bandwidth_gbps), *pair.bandwidth_gbps);
     }
     out += measured > 0 ? fmt::format("  cross-host sendrecv: {} pair(s), {:.1f} to {:.1f} GB/s per direction", measured, *low, *high)
                         : std::string("  cross-host sendrecv: no pair measured");
     if (failed > 0) out += fmt::format(", {} failed", failed);
-    const json& ar = at(cross(run), "all_reduce");
-    if (at(ar, "busbw_gbps").is_number()) {
-      out += fmt::format("; all_reduce busbw {:.1f} GB/s over {} ranks", ar["busbw_gbps"].get<double>(), text(at(ar, "nranks")));
+    const model::CollectivePoint* point = cross.all_reduce ? model::largest_measured_point(*cross.all_reduce) : nullptr;
+    if (point != nullptr && point->busbw_gbps) {
+      out += fmt::format("; all_reduce busbw {:.1f} GB/s over {} ranks", *point->busbw_gbps, cross.all_reduce->nranks);
     }
     out += "\n";
-    for (const auto& c : at(cross(run), "slow")) out += "  slow: " + text(at(c, "evidence")) + "\n";
+    for (const auto& c : cross.slow) out += "  slow: " + c.evidence + "\n";
   }
   return out;
 }
 
-std::string render_hosts_text(const RunDocument& run) {
+std::string render_hosts_text(const model::Run& run) {
   if (!has_hosts(run)) return "";
-  const json& groups = at(run.system, "host_groups");
-  std::string out = fmt::format("Hosts: {} host(s) in {} group(s) of identical hosts\n", hosts(run).size(), groups.size());
+  std::string out = fmt::format("Hosts: {} host(s) in {} group(s) of identical hosts\n", run.system.hosts.size(),
+                                run.system.host_groups.size());
   if (const std::string note = host_identity_note(run); !note.empty()) out += "  note: " + note + "\n";
   out += table_as_text(hosts_table(run));
   out += "\nGroups of identical hosts:\n" + table_as_text(host_groups_table(run));
@@ -312,14 +308,14 @@ std::string render_hosts_text(const RunDocument& run) {
   return out;
 }
 
-std::string render_cross_host_text(const RunDocument& run) {
+std::string render_cross_host_text(const model::Run& run) {
   if (!has_cross_host(run)) return "";
-  const json& c = cross(run);
+  const CrossHost& cross = *run.measurements.cross_host;
   std::vector<std::string> sizes;
-  for (const auto& s : at(c, "sizes_bytes")) sizes.push_back(format_bytes(s.get<std::uint64_t>()));
+  for (const auto bytes : cross.sizes_bytes) sizes.push_back(format_bytes(bytes));
   std::string out = fmt::format("Cross-host NCCL sendrecv, one GPU per host ({} schedule; sizes {}; GB/s per direction at "
                                 "the largest size):\n",
-                                text(at(c, "schedule")), join(sizes, ", "));
+                                or_text(cross.schedule, "?"), join(sizes, ", "));
   const Table matrix = cross_host_matrix_table(run);
   out += matrix.empty() ? "  fewer than two hosts: nothing to measure between hosts\n" : table_as_text(matrix);
   if (const Table pairs = cross_host_pairs_table(run); !pairs.empty()) out += "\nPairs:\n" + table_as_text(pairs);
@@ -329,7 +325,7 @@ std::string render_cross_host_text(const RunDocument& run) {
   const Table slow = cross_host_slow_table(run);
   out += "\nSlow hosts and NICs:\n";
   out += slow.empty() ? "  none found\n" : table_as_text(slow);
-  for (const auto& note : at(c, "notes")) out += "  note: " + text(note) + "\n";
+  for (const auto& note : cross.notes) out += "  note: " + note + "\n";
   return out;
 }
 

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "core/text.hpp"
+
 namespace linkscope::report {
 
 namespace {
@@ -17,6 +19,16 @@ std::string reduction_text(coll::RankTimeReduction r) {
 }
 
 }  // namespace
+
+std::string render_sampling_text(const model::CollSampling& sampling) {
+  if (sampling.fixed_iters) {
+    return sampling.graph_launches > 0
+               ? fmt::format("{} CUDA graph launches of {} operations each", sampling.graph_launches, *sampling.fixed_iters)
+               : fmt::format("{} timed iterations per size", *sampling.fixed_iters);
+  }
+  return fmt::format("adaptive: until the median's 95% CI is within {:g}% or {:g} s per size{}", sampling.target_ci * 100,
+                     sampling.max_time_s, sampling.graph_launches > 0 ? " (one sample per CUDA graph launch)" : "");
+}
 
 std::string render_collective_header(const model::CollectiveSeries& s, const std::string& sampling) {
   std::string out;
@@ -74,6 +86,40 @@ std::string render_collective_footer(const std::vector<model::CollectiveSeries>&
   if (!summary.transport.empty()) out += fmt::format("# NCCL transport: {}\n", summary.transport);
   out += fmt::format("# wall time {:.2f} s\n", summary.wall_s);
   return out;
+}
+
+std::string transport_summary_text(const model::NcclRuntimeInfo& info) {
+  std::vector<std::string> parts;
+  for (const auto& t : model::transport_summary(info)) parts.push_back(fmt::format("{} ({} connections)", t.label, t.connections));
+  if (parts.empty() && info.nranks == 1) return "none (one rank)";
+  return join(parts, ", ");
+}
+
+CollectiveSummary collective_summary(const model::Run& run) {
+  CollectiveSummary summary;
+  summary.wall_s = run.config.measured_seconds.value_or(0);
+  for (const auto& runtime_run : run.runtime.runs) {
+    if (runtime_run.context.rfind("coll ", 0) != 0) continue;
+    if (runtime_run.recorded) summary.transport = transport_summary_text(runtime_run.info);
+    break;
+  }
+  return summary;
+}
+
+std::string render_coll_text(const model::Run& run) {
+  static const std::vector<model::CollectiveSeries> kNone;
+  const auto& series = run.measurements.collectives ? *run.measurements.collectives : kNone;
+  const std::string sampling = render_sampling_text(model::coll_sampling(run.config));
+  std::string out;
+  bool first = true;
+  for (const auto& s : series) {
+    if (s.points.empty()) continue;  // the live table prints a series' header with its first size
+    if (!first) out += kCollectiveSeriesSeparator;
+    first = false;
+    out += render_collective_header(s, sampling);
+    for (const auto& point : s.points) out += render_collective_row(point);
+  }
+  return out + render_collective_footer(series, collective_summary(run));
 }
 
 }  // namespace linkscope::report

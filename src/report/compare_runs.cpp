@@ -8,17 +8,20 @@
 #include <fmt/format.h>
 
 #include "core/error.hpp"
+#include "core/text.hpp"
 #include "diagnose/evidence.hpp"
 #include "diagnose/expectations.hpp"
-#include "diagnose/finding.hpp"
-#include "diagnose/json_access.hpp"
-#include "core/text.hpp"
+#include "diagnose/measured_summary.hpp"
+#include "model/link_rate.hpp"
 
 namespace linkscope::report {
 
 namespace {
 
+using diagnose::copy_gbps;
+using diagnose::copy_ok;
 using diagnose::Evidence;
+using model::Run;
 
 // One comparable number of a run.
 struct Measure {
@@ -42,74 +45,75 @@ std::string env_text(const std::map<std::string, std::string>& env) {
   return text;
 }
 
-MeasureMap measures_of(const RunDocument& run) {
-  const Evidence evidence = diagnose::collect_evidence(run);
+MeasureMap measures_of(const Run& run) {
+  const Evidence evidence(run);
   const double assumed = diagnose::threshold(diagnose::Threshold::kCompareLatencyBoundNoise);
   MeasureMap map;
-  for (const auto& p : evidence.p2p) {
-    if (!p.ok()) continue;
-    const std::string id = fmt::format("{} {} GPU{}->GPU{} at {}", p.method, p.direction, p.src, p.dst,
-                                       format_bytes(p.bytes));
+  for (const model::CopyPoint* p : evidence.p2p) {
+    if (!copy_ok(*p)) continue;
+    const std::string id = fmt::format("{} {} GPU{}->GPU{} at {}", p->method, p->direction, p->src, p->dst,
+                                       format_bytes(p->bytes));
+    const auto noise = diagnose::relative_noise(*p);
     Measure m;
     m.category = "p2p";
-    if (p.bytes <= latency_bound_bytes()) {
+    if (p->bytes <= latency_bound_bytes()) {
       // Latency-bound: compare the time, with an assumed noise when the run recorded none.
-      m.value = p.time_us ? *p.time_us : static_cast<double>(p.bytes) / (*p.bandwidth_gbps * 1e3);
+      m.value = p->time_us ? p->time_us->median : static_cast<double>(p->bytes) / (copy_gbps(*p) * 1e3);
       m.unit = "us";
       m.higher_is_better = false;
-      m.noise = p.relative_noise() ? p.relative_noise() : std::optional<double>(assumed);
+      m.noise = noise ? noise : std::optional<double>(assumed);
       m.what = id + " (time)";
     } else {
-      m.value = *p.bandwidth_gbps;
+      m.value = copy_gbps(*p);
       m.unit = "GB/s";
-      m.noise = p.relative_noise();
+      m.noise = noise;
       m.what = id;
     }
     map["p2p|" + id] = m;
   }
-  for (const auto& l : evidence.latency) {
-    if (l.status != "ok" || !l.latency_ns) continue;
+  for (const auto& l : evidence.latency()) {
+    if (l.status != model::PointStatus::kOk || !l.latency_ns) continue;
     const std::string id = fmt::format("{} GPU{}->GPU{}", l.method, l.src, l.dst);
-    map["latency|" + id] = {*l.latency_ns, "ns", false, std::nullopt, "latency", id};
+    map["latency|" + id] = {l.latency_ns->median, "ns", false, std::nullopt, "latency", id};
   }
-  const auto& host = diagnose::array_or_empty(diagnose::object_or_empty(run.measurements, "p2p"), "host");
-  for (const auto& entry : host) {
-    const auto bw = diagnose::opt_median(entry, "bandwidth_gbps");
-    if (!bw) continue;
-    const std::string id = fmt::format("{} GPU{} at {}", diagnose::string_or(entry, "direction", "?"),
-                                       diagnose::opt_int(entry, "gpu").value_or(-1),
-                                       format_bytes(static_cast<std::uint64_t>(diagnose::opt_int(entry, "bytes").value_or(0))));
-    map["host|" + id] = {*bw, "GB/s", true, std::nullopt, "host", id};
+  if (run.measurements.p2p) {
+    for (const auto& entry : run.measurements.p2p->host) {
+      if (!entry.bandwidth_gbps) continue;
+      const std::string id = fmt::format("{} GPU{} at {}", entry.direction.empty() ? "?" : entry.direction, entry.gpu,
+                                         format_bytes(entry.bytes));
+      map["host|" + id] = {entry.bandwidth_gbps->median, "GB/s", true, std::nullopt, "host", id};
+    }
   }
-  for (const auto& p : evidence.collectives) {
-    if (!p.ok() || p.bytes == 0) continue;
-    const std::string env = env_text(p.env);
-    const std::string id = fmt::format("{}{}{} {} ranks at {}{}", p.op, p.graph ? " (graph)" : "",
-                                       p.in_place ? " in-place" : "", p.nranks, format_bytes(p.bytes),
+  for (const auto& ref : evidence.collectives) {
+    const model::CollectivePoint& p = *ref.point;
+    if (!ref.ok() || p.bytes == 0) continue;
+    const std::string env = env_text(ref.series->env);
+    const std::string id = fmt::format("{}{}{} {} ranks at {}{}", ref.op(), ref.series->graph ? " (graph)" : "",
+                                       p.in_place ? " in-place" : "", ref.series->nranks, format_bytes(p.bytes),
                                        env.empty() ? "" : " [" + env + "]");
     Measure m;
     m.category = "collective";
     if (p.bytes <= latency_bound_bytes()) {
-      if (!p.time_us) continue;
-      m.value = *p.time_us;
+      if (!p.time) continue;
+      m.value = p.time->median_us;
       m.unit = "us";
       m.higher_is_better = false;
-      m.noise = p.relative_noise() ? p.relative_noise() : std::optional<double>(assumed);
+      m.noise = ref.relative_noise() ? ref.relative_noise() : std::optional<double>(assumed);
       m.what = id + " (time)";
     } else {
-      m.value = *p.busbw_gbps;
+      m.value = ref.busbw();
       m.unit = "GB/s";
-      m.noise = p.relative_noise();
+      m.noise = ref.relative_noise();
       m.what = id + " busbw";
     }
     map["collective|" + id] = m;
   }
-  for (const auto& pattern : evidence.patterns) {
-    if (pattern.status != "ok" || !pattern.aggregate_gbps) continue;
+  for (const auto& pattern : evidence.patterns()) {
+    if (pattern.status != model::PointStatus::kOk || !pattern.aggregate_gbps) continue;
     const std::string id = fmt::format("{} at {}", pattern.name, format_bytes(pattern.bytes));
-    map["pattern|" + id] = {*pattern.aggregate_gbps, "GB/s", true, std::nullopt, "pattern", id + " aggregate"};
+    map["pattern|" + id] = {pattern.aggregate_gbps->median, "GB/s", true, std::nullopt, "pattern", id + " aggregate"};
   }
-  for (const auto& layer : evidence.ladder) {
+  for (const auto& layer : evidence.ladder()) {
     if (layer.status != "ok" || !layer.busbw_gbps) continue;
     map["ladder|" + layer.name] = {*layer.busbw_gbps, "GB/s", true, std::nullopt, "ladder", layer.name + " busbw"};
   }
@@ -118,7 +122,7 @@ MeasureMap measures_of(const RunDocument& run) {
 
 std::string value_text(double value, const std::string& unit) { return format_number(value) + " " + unit; }
 
-void compare_measures(const RunDocument& base, const RunDocument& current, Comparison& out) {
+void compare_measures(const Run& base, const Run& current, Comparison& out) {
   const MeasureMap a = measures_of(base);
   const MeasureMap b = measures_of(current);
   for (const auto& [key, before] : a) {
@@ -160,28 +164,30 @@ void compare_measures(const RunDocument& base, const RunDocument& current, Compa
   }
 }
 
-void compare_findings(const RunDocument& base, const RunDocument& current, Comparison& out) {
-  std::map<std::string, diagnose::Finding> before, after;
-  for (const auto& f : diagnose::findings_from_json(base.findings)) before[f.id] = f;
-  for (const auto& f : diagnose::findings_from_json(current.findings)) after[f.id] = f;
-  for (const auto& [id, f] : after) {
+void compare_findings(const Run& base, const Run& current, Comparison& out) {
+  std::map<std::string, const model::Finding*> before, after;
+  for (const auto& f : base.findings) before[f.id] = &f;
+  for (const auto& f : current.findings) after[f.id] = &f;
+  using model::Severity;
+  for (const auto& [id, found] : after) {
+    const model::Finding& f = *found;
     const auto it = before.find(id);
-    const std::string severity(diagnose::severity_name(f.severity));
+    const std::string severity(model::severity_name(f.severity));
     if (it == before.end()) {
       Change change{"finding", id + ": " + f.title, "absent", severity, std::nullopt, std::nullopt,
-                    f.severity >= diagnose::Severity::kWarning ? ChangeKind::kWorse : ChangeKind::kChanged,
-                    f.severity >= diagnose::Severity::kWarning};
+                    f.severity >= Severity::kWarning ? ChangeKind::kWorse : ChangeKind::kChanged,
+                    f.severity >= Severity::kWarning};
       out.changes.push_back(change);
-    } else if (it->second.severity != f.severity) {
-      const bool worse = f.severity > it->second.severity;
-      out.changes.push_back({"finding", id + ": " + f.title, std::string(diagnose::severity_name(it->second.severity)),
+    } else if (it->second->severity != f.severity) {
+      const bool worse = f.severity > it->second->severity;
+      out.changes.push_back({"finding", id + ": " + f.title, std::string(model::severity_name(it->second->severity)),
                              severity, std::nullopt, std::nullopt, worse ? ChangeKind::kWorse : ChangeKind::kBetter,
-                             worse && f.severity >= diagnose::Severity::kWarning});
+                             worse && f.severity >= Severity::kWarning});
     }
   }
   for (const auto& [id, f] : before) {
     if (after.count(id) == 0) {
-      out.changes.push_back({"finding", id + ": " + f.title, std::string(diagnose::severity_name(f.severity)),
+      out.changes.push_back({"finding", id + ": " + f->title, std::string(model::severity_name(f->severity)),
                              "resolved", std::nullopt, std::nullopt, ChangeKind::kBetter, false});
     }
   }
@@ -201,14 +207,13 @@ void compare_fact(Comparison& out, const std::string& what, const std::string& b
   out.changes.push_back(change);
 }
 
-void compare_topology(const RunDocument& base, const RunDocument& current, Comparison& out) {
-  const Evidence a = diagnose::collect_evidence(base);
-  const Evidence b = diagnose::collect_evidence(current);
-  if (!a.system_known || !b.system_known) return;
+void compare_topology(const Run& base, const Run& current, Comparison& out) {
+  if (!base.system.present || !current.system.present) return;
+  const Evidence a(base);
+  const Evidence b(current);
   const auto count_a = a.visible_ordinals().size(), count_b = b.visible_ordinals().size();
   compare_fact(out, "visible GPUs", std::to_string(count_a), std::to_string(count_b), double(count_a), double(count_b));
-  compare_fact(out, "driver version", diagnose::string_or(diagnose::object_or_empty(base.system, "driver"), "version", ""),
-               diagnose::string_or(diagnose::object_or_empty(current.system, "driver"), "version", ""));
+  compare_fact(out, "driver version", base.system.driver.version.value_or(""), current.system.driver.version.value_or(""));
   compare_fact(out, "NCCL version", a.nccl_version, b.nccl_version);
   bool uuid_differs = false;
   for (const int ordinal : a.visible_ordinals()) {
@@ -218,34 +223,31 @@ void compare_topology(const RunDocument& base, const RunDocument& current, Compa
     uuid_differs = uuid_differs || ga->uuid != gb->uuid;
     const std::string who = fmt::format("GPU{} ", ordinal);
     compare_fact(out, who + "name", ga->name, gb->name);
-    if (ga->nvlinks_known && gb->nvlinks_known) {
+    if (ga->nvlinks.has_value() && gb->nvlinks.has_value()) {
       compare_fact(out, who + "active NVLinks", std::to_string(ga->active_nvlinks()), std::to_string(gb->active_nvlinks()),
                    ga->active_nvlinks(), gb->active_nvlinks());
-      const auto ra = ga->active_nvlink_rate_gbps(), rb = gb->active_nvlink_rate_gbps();
+      const auto ra = model::active_nvlink_rate(*ga), rb = model::active_nvlink_rate(*gb);
       if (ra && rb && std::fabs(*ra - *rb) > 0.01 * std::max(*ra, *rb)) {
         compare_fact(out, who + "NVLink rate", value_text(*ra, "GB/s"), value_text(*rb, "GB/s"), *ra, *rb);
       }
     }
-    const auto pa = ga->pcie_rate_gbps(), pb = gb->pcie_rate_gbps();
-    if (pa && pb) {
-      compare_fact(out, who + "PCIe link",
-                   fmt::format("Gen{} x{}", *ga->pcie.current_gen, *ga->pcie.current_width),
-                   fmt::format("Gen{} x{}", *gb->pcie.current_gen, *gb->pcie.current_width), *pa, *pb);
-    }
+    // The link's rate as model/link_rate states it (the highest generation at the trained width): a GPU whose
+    // link idles at a lower generation is no change.
+    const auto pa = model::pcie_link_rate(*ga), pb = model::pcie_link_rate(*gb);
+    if (pa && pb) compare_fact(out, who + "PCIe link", pa->basis, pb->basis, pa->gbps, pb->gbps);
   }
   if (uuid_differs) out.notes.push_back("GPU UUIDs differ between the runs: GPUs are matched by CUDA ordinal");
   for (const auto& pair : a.pairs) {
     const auto* other = b.pair(pair.a, pair.b);
     if (other == nullptr) continue;
     compare_fact(out, fmt::format("GPU{}-GPU{} relation", pair.a, pair.b), pair.relation, other->relation,
-                 pair.nvlink_count ? std::optional<double>(*pair.nvlink_count) : std::nullopt,
-                 other->nvlink_count ? std::optional<double>(*other->nvlink_count) : std::nullopt);
+                 pair.nvlink_count, other->nvlink_count);
   }
 }
 
-std::string run_label(const RunDocument& run) {
-  std::string host = diagnose::string_or(run.config, "host", "");
-  std::string started = diagnose::string_or(run.config, "started_at", "");
+std::string run_label(const Run& run) {
+  const std::string& host = run.config.host;
+  const std::string& started = run.config.started_at;
   if (host.empty() && started.empty()) return "";
   return host + (started.empty() ? "" : (host.empty() ? "" : ", ") + started);
 }
@@ -267,7 +269,7 @@ double parse_threshold(std::string_view text) {
   return percent / 100.0;
 }
 
-Comparison compare_runs(const RunDocument& base, const RunDocument& current, double threshold) {
+Comparison compare_runs(const Run& base, const Run& current, double threshold) {
   Comparison out;
   out.threshold = threshold;
   out.base_label = run_label(base);

@@ -6,7 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/run.hpp"
+#include "model/run.hpp"
 
 // `linkscope compare`: what changed between two runs, beyond noise. Numbers are matched by their identity
 // (pair + method + direction + size, op + ranks + size, ladder layer, ...); a difference counts only when it is
@@ -38,12 +38,13 @@ struct Comparison {
 };
 
 // `threshold` is relative (0.05 = 5%).
-Comparison compare_runs(const RunDocument& base, const RunDocument& current, double threshold);
+Comparison compare_runs(const model::Run& base, const model::Run& current, double threshold);
 
 // "5%", "5", "2.5%" -> 0.05 / 0.05 / 0.025 (the number is a percentage); throws UsageError otherwise.
 double parse_threshold(std::string_view text);
 
 std::string render_comparison_text(const Comparison& comparison);
+// The comparison itself as JSON (`compare --format json`): a result of its own, not a run section.
 nlohmann::json comparison_to_json(const Comparison& comparison);
 
 }  // namespace linkscope::report

@@ -5,19 +5,18 @@
 
 #include <fmt/format.h>
 
-#include "diagnose/measured_summary.hpp"
 #include "core/text.hpp"
+#include "diagnose/measured_summary.hpp"
 
 namespace linkscope::report {
 
 namespace {
 
-
 std::vector<int> gpu_ids(const diagnose::Evidence& evidence) {
   std::vector<int> ids = evidence.visible_ordinals();
   if (ids.empty()) {
     for (const auto& gpu : evidence.model_gpus) {
-      if (gpu.rank) ids.push_back(*gpu.rank);
+      if (gpu.rank()) ids.push_back(*gpu.rank());
     }
     std::sort(ids.begin(), ids.end());
   }
@@ -28,11 +27,11 @@ std::vector<int> gpu_ids(const diagnose::Evidence& evidence) {
 void fill_copy(const diagnose::Evidence& evidence, FourNumbersRow& row) {
   for (const char* method : {"ce", "sm_read", "sm_write"}) {
     std::map<std::uint64_t, std::vector<double>> by_size;
-    for (const auto& p : evidence.p2p) {
-      if (!p.ok() || p.method != method || p.direction != "uni") continue;
-      const std::pair<int, int> key{std::min(p.src, p.dst), std::max(p.src, p.dst)};
+    for (const model::CopyPoint* p : evidence.p2p) {
+      if (!diagnose::copy_ok(*p) || p->method != method || p->direction != "uni") continue;
+      const std::pair<int, int> key{std::min(p->src, p->dst), std::max(p->src, p->dst)};
       if (std::find(row.pairs.begin(), row.pairs.end(), key) != row.pairs.end()) {
-        by_size[p.bytes].push_back(*p.bandwidth_gbps);
+        by_size[p->bytes].push_back(diagnose::copy_gbps(*p));
       }
     }
     if (by_size.empty()) continue;
@@ -66,9 +65,9 @@ std::vector<FourNumbersRow> four_numbers(const ReportData& data) {
 
   const auto slowest = evidence.slowest_link_rate();
   const auto largest_points = diagnose::largest_collective_points(evidence, 0);
-  std::optional<diagnose::CollectivePoint> busbw;
+  std::optional<diagnose::CollectiveRef> busbw;
   for (const auto& point : largest_points) {
-    if (point.op == "all_reduce") busbw = point;
+    if (point.op() == "all_reduce") busbw = point;
   }
   if (!busbw && !largest_points.empty()) busbw = largest_points.front();
 
@@ -92,16 +91,18 @@ std::vector<FourNumbersRow> four_numbers(const ReportData& data) {
                                             evidence.model_path_type(a, b));
       }
     }
-    if (!row.model_weight) row.model_weight_what = evidence.model_known ? "pair not in NCCL's model" : "no model in this run";
+    if (!row.model_weight) {
+      row.model_weight_what = evidence.topology.present ? "pair not in NCCL's model" : "no model in this run";
+    }
 
     fill_copy(evidence, row);
 
     // busbw belongs to the whole communicator; show it on the pair type that bounds it.
     const bool bounds = rows.size() == 1 || (slowest && row.link_rate_gbps && *row.link_rate_gbps <= slowest->gbps);
     if (busbw && bounds) {
-      row.busbw_gbps = busbw->busbw_gbps;
-      row.busbw_what = fmt::format("{} at {} over {} ranks (measured; the collective spans every GPU{})", busbw->op,
-                                   format_bytes(busbw->bytes), busbw->nranks,
+      row.busbw_gbps = busbw->busbw();
+      row.busbw_what = fmt::format("{} at {} over {} ranks (measured; the collective spans every GPU{})", busbw->op(),
+                                   format_bytes(busbw->point->bytes), busbw->series->nranks,
                                    rows.size() > 1 ? ", bounded by this slowest pair type" : "");
     } else if (busbw) {
       row.busbw_what = "see the slowest pair type (a collective spans every GPU)";
@@ -110,6 +111,17 @@ std::vector<FourNumbersRow> four_numbers(const ReportData& data) {
     }
   }
   return rows;
+}
+
+std::string key_numbers_text(const FourNumbersRow& row, const std::string& separator) {
+  auto value = [](const std::optional<double>& v) { return v ? format_gbps(*v) : std::string("n/a"); };
+  auto share = [&](const std::optional<double>& v) {
+    return v && row.link_rate_gbps ? " (" + format_percent(*v / *row.link_rate_gbps) + ")" : std::string();
+  };
+  return "link " + value(row.link_rate_gbps) + separator + "NCCL weight " +
+         (row.model_weight ? format_number(*row.model_weight) : std::string("n/a")) + separator + "P2P copy " +
+         value(row.copy_gbps) + share(row.copy_gbps) + separator + "busbw " + value(row.busbw_gbps) +
+         share(row.busbw_gbps);
 }
 
 }  // namespace linkscope::report

@@ -25,4 +25,8 @@ struct FourNumbersRow {
 
 std::vector<FourNumbersRow> four_numbers(const ReportData& data);
 
+// "link 478.1 GB/s{sep}NCCL weight 370.8{sep}P2P copy 393.8 GB/s (82%){sep}busbw 344.7 GB/s (72%)": a row's key
+// numbers on one line, shares of the link rate in parentheses.
+std::string key_numbers_text(const FourNumbersRow& row, const std::string& separator);
+
 }  // namespace linkscope::report

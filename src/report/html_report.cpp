@@ -57,8 +57,8 @@ std::string section_open(const std::string& id, const std::string& title) {
   return fmt::format("<section id=\"{}\">\n<h2>{}</h2>\n", id, escape_html(title));
 }
 
-std::string finding_html(const diagnose::Finding& f) {
-  const std::string severity(diagnose::severity_name(f.severity));
+std::string finding_html(const model::Finding& f) {
+  const std::string severity(model::severity_name(f.severity));
   std::string out = fmt::format("<article class=\"finding sev-{}\" id=\"finding-{}\">\n", severity, slug(f.id));
   out += fmt::format("<h3><span class=\"badge sev-{}\">{}</span> <code>{}</code> {}</h3>\n", severity,
                      severity_label(f.severity), escape_html(f.id), escape_html(f.title));
@@ -75,11 +75,11 @@ std::string finding_html(const diagnose::Finding& f) {
 
 }  // namespace
 
-std::string render_html(const RunDocument& run) {
+std::string render_html(const model::Run& run) {
   const ReportData data = collect_report_data(run);
   const auto& m = data.machine;
   const auto& ev = data.evidence;
-  std::string page_title = "linkscope report" + (m.host.empty() ? std::string() : ": " + m.host);
+  std::string page_title = "linkscope report" + (run.config.host.empty() ? std::string() : ": " + run.config.host);
   std::string out = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n";
   out += "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n";
   out += "<title>" + escape_html(page_title) + "</title>\n<style>\n" + html_style() + "</style>\n</head>\n<body>\n";
@@ -90,7 +90,7 @@ std::string render_html(const RunDocument& run) {
   if (!m.driver_version.empty()) facts += " · driver " + m.driver_version;
   if (!m.cuda_version.empty()) facts += " · CUDA " + m.cuda_version;
   if (!m.nccl_version.empty()) facts += " · NCCL " + m.nccl_version;
-  if (!m.started_at.empty()) facts += " · started " + m.started_at + " UTC";
+  if (!run.config.started_at.empty()) facts += " · started " + run.config.started_at + " UTC";
   out += escape_html(facts) + "</p>\n";
   if (!m.command_line.empty()) out += "<p class=\"facts\"><code>" + escape_html(m.command_line) + "</code></p>\n";
   if (const std::string scope = cluster_scope_note(run); !scope.empty()) {
@@ -114,41 +114,31 @@ std::string render_html(const RunDocument& run) {
   out += "</ul></nav>\n<main>\n";
 
   // Summary.
-  int counts[3] = {0, 0, 0};
-  for (const auto& f : data.findings) ++counts[static_cast<int>(f.severity)];
-  int verdicts[4] = {0, 0, 0, 0};
-  for (const auto& h : data.hypotheses) ++verdicts[static_cast<int>(h.verdict)];
+  const DiagnosisTally tally = tally_diagnosis(run);
   out += section_open("summary", "Summary");
   out += "<div class=\"cards\">\n";
-  out += fmt::format("<div class=\"card sev-error\"><span class=\"big\">{}</span> error</div>\n", counts[2]);
-  out += fmt::format("<div class=\"card sev-warning\"><span class=\"big\">{}</span> warning</div>\n", counts[1]);
-  out += fmt::format("<div class=\"card sev-info\"><span class=\"big\">{}</span> info</div>\n", counts[0]);
-  out += fmt::format("<div class=\"card verdict-confirmed\"><span class=\"big\">{}</span> confirmed</div>\n", verdicts[0]);
-  out += fmt::format("<div class=\"card verdict-refuted\"><span class=\"big\">{}</span> refuted</div>\n", verdicts[1]);
+  out += fmt::format("<div class=\"card sev-error\"><span class=\"big\">{}</span> error</div>\n", tally.errors);
+  out += fmt::format("<div class=\"card sev-warning\"><span class=\"big\">{}</span> warning</div>\n", tally.warnings);
+  out += fmt::format("<div class=\"card sev-info\"><span class=\"big\">{}</span> info</div>\n", tally.infos);
+  out += fmt::format("<div class=\"card verdict-confirmed\"><span class=\"big\">{}</span> confirmed</div>\n",
+                     tally.confirmed);
+  out += fmt::format("<div class=\"card verdict-refuted\"><span class=\"big\">{}</span> refuted</div>\n", tally.refuted);
   out += fmt::format("<div class=\"card verdict-inconclusive\"><span class=\"big\">{}</span> inconclusive / {} untested"
                      "</div>\n",
-                     verdicts[2], verdicts[3]);
+                     tally.inconclusive, tally.untested);
   out += "</div>\n";
   const auto key_numbers = four_numbers(data);
   if (!key_numbers.empty()) out += "<ul class=\"keys\">\n";
   for (const auto& row : key_numbers) {
-    auto value = [](const std::optional<double>& v) { return v ? format_gbps(*v) : std::string("n/a"); };
-    auto share = [&](const std::optional<double>& v) {
-      return v && row.link_rate_gbps ? " (" + format_percent(*v / *row.link_rate_gbps) + ")" : std::string();
-    };
-    out += "<li><strong>" + escape_html(row.pair_type) + " pairs:</strong> " +
-           escape_html(fmt::format("link {} · NCCL weight {} · P2P copy {}{} · busbw {}{}", value(row.link_rate_gbps),
-                                   row.model_weight ? format_number(*row.model_weight) : std::string("n/a"),
-                                   value(row.copy_gbps), share(row.copy_gbps), value(row.busbw_gbps),
-                                   share(row.busbw_gbps))) +
+    out += "<li><strong>" + escape_html(row.pair_type) + " pairs:</strong> " + escape_html(key_numbers_text(row, " · ")) +
            "</li>\n";
   }
   if (!key_numbers.empty()) out += "</ul>\n";
   out += "</section>\n";
 
   out += section_open("findings", "Findings");
-  if (data.findings.empty()) out += "<p class=\"ok\">No finding: nothing looks wrong in what was measured.</p>\n";
-  for (const auto& f : data.findings) out += finding_html(f);
+  if (run.findings.empty()) out += "<p class=\"ok\">No finding: nothing looks wrong in what was measured.</p>\n";
+  for (const auto& f : run.findings) out += finding_html(f);
   out += "</section>\n";
 
   if (has_hosts(run)) {
@@ -198,7 +188,7 @@ std::string render_html(const RunDocument& run) {
   if (const auto paths = model_paths_table(data); !paths.empty()) {
     out += "<details><summary>NCCL's model, GPU to GPU (" + std::to_string(paths.rows.size()) +
            " paths; weights are search weights, not bandwidths)</summary>\n" + table_html(paths) + "</details>\n";
-  } else if (!ev.model_known) {
+  } else if (!ev.topology.present) {
     out += missing(not_measured("NCCL's topology model"));
   }
   out += "</section>\n";
@@ -208,7 +198,7 @@ std::string render_html(const RunDocument& run) {
     out += missing(not_measured("P2P copies"));
   } else if (data.matrices.empty()) {
     out += missing("No GPU-to-GPU copy in this run (fewer than two GPUs visible to CUDA).");
-    if (const auto host = host_copy_table(run); !host.empty()) out += "<h3>Host copies</h3>\n" + table_html(host);
+    if (const auto host = host_copy_table(data); !host.empty()) out += "<h3>Host copies</h3>\n" + table_html(host);
   } else {
     out += "<div class=\"grid\">\n";
     for (const auto& matrix : data.matrices) {
@@ -216,8 +206,8 @@ std::string render_html(const RunDocument& run) {
     }
     out += "</div>\n";
     for (const auto& matrix : data.matrices) {
-      out += fmt::format("<details><summary>{} copy matrix at {} as a table</summary>\n", method_label(matrix.method),
-                         format_bytes(matrix.bytes));
+      out += fmt::format("<details><summary>{} copy matrix at {} as a table</summary>\n",
+                         escape_html(method_label(matrix.method)), format_bytes(matrix.bytes));
       out += table_html(p2p_matrix_table(matrix), "matrix", true) + "</details>\n";
     }
     out += "<h3>Bandwidth against size</h3>\n";
@@ -236,16 +226,16 @@ std::string render_html(const RunDocument& run) {
     out += "<h3>Direction asymmetry</h3>\n";
     out += table_or(asymmetry_table(data), "No pair measured in both directions at 64 MiB or more.");
     if (const auto latency = latency_table(data); !latency.empty()) out += "<h3>Latency</h3>\n" + table_html(latency);
-    if (const auto host = host_copy_table(run); !host.empty()) out += "<h3>Host copies</h3>\n" + table_html(host);
+    if (const auto host = host_copy_table(data); !host.empty()) out += "<h3>Host copies</h3>\n" + table_html(host);
   }
   out += "</section>\n";
 
   out += section_open("patterns", "Patterns");
   out += ev.patterns_measured ? table_or(patterns_table(data), "No pattern result.")
                               : missing(not_measured("Concurrent copy patterns"));
-  if (ev.numa_measured && ev.numa_largest_relative_difference) {
+  if (const model::NumaSweep* numa = ev.numa(); numa != nullptr && numa->largest_relative_difference) {
     out += "<p>NUMA sweep: largest relative difference across nodes " +
-           format_percent(*ev.numa_largest_relative_difference) + ".</p>\n";
+           format_percent(*numa->largest_relative_difference) + ".</p>\n";
   }
   out += "</section>\n";
 
@@ -284,7 +274,7 @@ std::string render_html(const RunDocument& run) {
   out += "<details><summary>Thresholds and expectations used by the diagnosis</summary>\n" +
          table_html(expectations_table()) + "</details>\n";
   out += "</section>\n";
-  out += "</main>\n<footer>Generated by linkscope " + escape_html(m.tool_version) +
+  out += "</main>\n<footer>Generated by linkscope " + escape_html(run.tool.version) +
          " from the run document alone; no network access, no scripts.</footer>\n</body>\n</html>\n";
   return out;
 }

@@ -52,4 +52,12 @@ std::string render_ladder_table(const Ladder& ladder) {
   return out;
 }
 
+std::string render_ladder_text(const model::Run& run) {
+  std::string out = run.measurements.ladder ? render_ladder_table(*run.measurements.ladder) : std::string();
+  if (!run.system.present) {
+    out += "# peaks need hardware facts: pass --system FILE (a Run document with a `system` section)\n";
+  }
+  return out;
+}
+
 }  // namespace linkscope::report

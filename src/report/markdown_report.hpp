@@ -1,7 +1,7 @@
 #pragma once
 #include <string>
 
-#include "core/run.hpp"
+#include "model/run.hpp"
 
 namespace linkscope::report {
 
@@ -11,6 +11,7 @@ struct MarkdownOptions {
 };
 
 // report.md: GitHub-flavoured Markdown, sections in the same order as report.html.
-std::string render_markdown(const RunDocument& run, const MarkdownOptions& options = {});
+// Every string from the run goes through report/markdown_escape.
+std::string render_markdown(const model::Run& run, const MarkdownOptions& options = {});
 
 }  // namespace linkscope::report

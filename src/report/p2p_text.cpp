@@ -66,17 +66,7 @@ void header(std::string& out, const model::P2pResults& results) {
     out += fmt::format("  GPU {}  {}  {}  {}  cc {}  {} SMs\n", d.id, d.name, d.pci_bdf, d.uuid, d.compute_capability,
                        d.sm_count);
   }
-  std::vector<std::string> methods;
-  for (auto m : r.methods) methods.push_back(plan::to_string(m));
-  const std::string who = r.initiator == plan::Initiator::kDestination
-                              ? "read mode: the destination GPU's copy engine or kernel pulls"
-                              : "write mode: the source GPU's copy engine or kernel pushes";
-  std::vector<std::string> sizes;
-  for (auto s : r.sizes) sizes.push_back(format_size(s));
-  out += fmt::format("methods {}, {}{}; sizes {}\n", join(methods, "+"), who,
-                     r.bidirectional ? "; bidirectional: both directions at once" : "",
-                     sizes.size() > 4 ? fmt::format("{}..{} ({} sizes)", sizes.front(), sizes.back(), sizes.size())
-                                      : join(sizes, ","));
+  out += p2p_request_text(r) + "\n";
   out += fmt::format("verification {}; samples until the median's 95% CI is within {} or {} s per point\n",
                      r.verify ? "on" : "OFF", format_percent(r.sampling.target_ci), r.sampling.max_time_s);
   out += "GB = 1e9 bytes; a local copy (src = dst, the diagonal) counts its bytes once\n";
@@ -349,6 +339,20 @@ void verification(std::string& out, const model::P2pResults& results) {
 }
 
 }  // namespace
+
+std::string p2p_request_text(const plan::P2pRequest& r) {
+  std::vector<std::string> methods;
+  for (auto m : r.methods) methods.push_back(plan::to_string(m));
+  const std::string who = r.initiator == plan::Initiator::kDestination
+                              ? "read mode: the destination GPU's copy engine or kernel pulls"
+                              : "write mode: the source GPU's copy engine or kernel pushes";
+  std::vector<std::string> sizes;
+  for (auto s : r.sizes) sizes.push_back(format_size(s));
+  return fmt::format("methods {}, {}{}; sizes {}", join(methods, "+"), who,
+                     r.bidirectional ? "; bidirectional: both directions at once" : "",
+                     sizes.size() > 4 ? fmt::format("{}..{} ({} sizes)", sizes.front(), sizes.back(), sizes.size())
+                                      : join(sizes, ","));
+}
 
 std::string render_p2p_text(const model::P2pResults& results) {
   std::string out;

@@ -11,5 +11,9 @@ namespace linkscope::report {
 // With several SM kernel shapes (a tuning run) the SM results are one table per size, shape by pair.
 std::string render_p2p_text(const model::P2pResults& results);
 
+// What was asked, in one line: "methods ce+sm, read mode: the destination GPU's copy engine or kernel pulls;
+// sizes 1K..512M (6 sizes)" (the p2p text's header and the reports' run configuration).
+std::string p2p_request_text(const plan::P2pRequest& request);
+
 
 }  // namespace linkscope::report

@@ -7,7 +7,6 @@
 
 #include "core/size.hpp"
 #include "core/text.hpp"
-#include "report/p2p_text.hpp"
 
 namespace linkscope::report {
 
@@ -23,13 +22,10 @@ std::string optional_gbps(const std::optional<double>& value) { return value ? f
 
 std::string render_patterns_text(const model::PatternRun& run) {
   std::string out;
-  const auto& config = run.config;
-  out += fmt::format("linkscope patterns: {} per edge, method {}{}, verification {}\n",
-                     format_size(config.value("bytes", std::uint64_t{0})), config.value("method", std::string("?")),
-                     config.contains("sm_kernel") && config["sm_kernel"].is_string()
-                         ? fmt::format(" [{}]", config["sm_kernel"].get<std::string>())
-                         : "",
-                     config.value("verify", true) ? "on" : "OFF");
+  const model::PatternSettings settings = model::pattern_settings(run);
+  out += fmt::format("linkscope patterns: {} per edge, method {}{}, verification {}\n", format_size(settings.bytes),
+                     settings.method, settings.sm_kernel ? fmt::format(" [{}]", *settings.sm_kernel) : "",
+                     settings.verify ? "on" : "OFF");
   for (const auto& d : run.devices) out += fmt::format("  GPU {}  {}  {}  {}\n", d.id, d.name, d.pci_bdf, d.uuid);
   out += "aggregate = all payload bytes / (last stop - first start) over every stream; scaling = aggregate / sum of\n"
          "each edge measured alone (1.0 = the edges do not slow each other down)\n";
@@ -84,7 +80,7 @@ std::string render_patterns_text(const model::PatternRun& run) {
   }
 
   const std::uint64_t wrong = model::total_wrong(run.patterns);
-  if (config.value("verify", true)) {
+  if (settings.verify) {
     out += wrong == 0 ? "\nVerification: every destination matched its source after every sample (#wrong 0)\n"
                       : fmt::format("\nVerification FAILED: #wrong {} words\n", wrong);
   } else {

@@ -3,42 +3,35 @@
 #include <algorithm>
 #include <map>
 #include <set>
+#include <tuple>
 
 #include <fmt/format.h>
 
+#include "core/text.hpp"
 #include "diagnose/expectations.hpp"
-#include "diagnose/json_access.hpp"
+#include "diagnose/measured_summary.hpp"
 #include "diagnose/nccl_env.hpp"
 
 namespace linkscope::report {
 
 namespace {
 
+using diagnose::copy_gbps;
+using diagnose::copy_ok;
 using diagnose::Evidence;
-using diagnose::opt_string;
-using diagnose::string_or;
+using model::CopyPoint;
 
-MachineSummary summarize_machine(const RunDocument& run, const Evidence& evidence) {
+MachineSummary summarize_machine(const model::Run& run, const Evidence& evidence) {
   MachineSummary machine;
-  machine.host = string_or(run.config, "host", "");
-  machine.started_at = string_or(run.config, "started_at", "");
-  machine.tool_version = string_or(run.tool, "version", "");
-  machine.subcommand = string_or(run.config, "subcommand", "");
-  for (const auto& arg : diagnose::array_or_empty(run.config, "argv")) {
-    if (!arg.is_string()) continue;
-    if (!machine.command_line.empty()) machine.command_line += ' ';
-    machine.command_line += arg.get<std::string>();
-  }
-  machine.driver_version = string_or(diagnose::object_or_empty(run.system, "driver"), "version", "");
-  if (const auto cuda = diagnose::opt_int(diagnose::object_or_empty(run.system, "cuda"), "runtime_version")) {
+  machine.command_line = join(run.config.argv, " ");
+  machine.driver_version = run.system.driver.version.value_or("");
+  if (const auto cuda = run.system.cuda.runtime_version) {
     machine.cuda_version = fmt::format("{}.{}", *cuda / 1000, (*cuda % 1000) / 10);
   }
   machine.nccl_version = evidence.nccl_version;
-  if (machine.nccl_version.empty()) {
-    machine.nccl_version = string_or(diagnose::object_or_empty(run.environment, "libraries"), "nccl", "");
-  }
+  if (machine.nccl_version.empty()) machine.nccl_version = run.environment.nccl_version.value_or("");
   std::map<std::string, int> names;
-  for (const auto& gpu : evidence.gpus) ++names[gpu.name.empty() ? "GPU" : gpu.name];
+  for (const model::Gpu* gpu : evidence.gpus) ++names[gpu->name.empty() ? "GPU" : gpu->name];
   machine.gpu_count = static_cast<int>(evidence.gpus.size());
   for (const auto& [name, count] : names) {
     if (!machine.gpu_description.empty()) machine.gpu_description += " + ";
@@ -51,19 +44,22 @@ MachineSummary summarize_machine(const RunDocument& run, const Evidence& evidenc
   return machine;
 }
 
-void collect_p2p(ReportData& data) {
+bool one_direction_copy(const CopyPoint& p) { return p.direction == "uni" && p.src != p.dst; }
+
+// Per one-direction method, the size with the most directed pairs (the largest such size on a tie).
+void collect_matrices(ReportData& data) {
   const Evidence& evidence = data.evidence;
-  // Matrices: per uni method, the largest size with the most directed pairs.
   std::map<std::string, std::map<std::uint64_t, int>> counts;
   std::set<int> gpu_set;
-  for (const auto& p : evidence.p2p) {
-    if (p.direction != "uni" || p.src == p.dst) continue;
-    gpu_set.insert(p.src);
-    gpu_set.insert(p.dst);
-    ++counts[p.method][p.bytes];
+  for (const CopyPoint* p : evidence.p2p) {
+    if (!one_direction_copy(*p)) continue;
+    gpu_set.insert(p->src);
+    gpu_set.insert(p->dst);
+    ++counts[p->method][p->bytes];
   }
   for (const int ordinal : evidence.visible_ordinals()) gpu_set.insert(ordinal);
   const std::vector<int> gpus(gpu_set.begin(), gpu_set.end());
+  auto index = [&](int gpu) { return static_cast<std::size_t>(std::find(gpus.begin(), gpus.end(), gpu) - gpus.begin()); };
   for (const auto& [method, by_size] : counts) {
     std::uint64_t chosen = 0;
     int best = 0;
@@ -77,30 +73,21 @@ void collect_p2p(ReportData& data) {
     matrix.method = method;
     matrix.bytes = chosen;
     matrix.gpus = gpus;
-    matrix.gbps.assign(gpus.size(), std::vector<std::optional<double>>(gpus.size()));
-    matrix.note.assign(gpus.size(), std::vector<std::string>(gpus.size()));
-    auto index = [&](int gpu) {
-      return static_cast<std::size_t>(std::find(gpus.begin(), gpus.end(), gpu) - gpus.begin());
-    };
-    for (const auto& p : evidence.p2p) {
-      if (p.method != method || p.direction != "uni" || p.bytes != chosen || p.src == p.dst) continue;
-      const std::size_t r = index(p.src), c = index(p.dst);
-      if (p.ok()) {
-        matrix.gbps[r][c] = *p.bandwidth_gbps;
-      } else {
-        matrix.note[r][c] = p.status + (p.reason.empty() ? "" : ": " + p.reason);
-      }
+    matrix.cells.assign(gpus.size(), std::vector<const CopyPoint*>(gpus.size(), nullptr));
+    for (const CopyPoint* p : evidence.p2p) {
+      if (p->method == method && one_direction_copy(*p) && p->bytes == chosen) matrix.cells[index(p->src)][index(p->dst)] = p;
     }
     data.matrices.push_back(std::move(matrix));
   }
+}
 
-  // Curves per method and directed pair.
+void collect_copy_curves(ReportData& data) {
   std::map<std::string, std::map<std::pair<int, int>, Series>> curves;
-  for (const auto& p : evidence.p2p) {
-    if (!p.ok() || p.direction != "uni") continue;
-    auto& series = curves[p.method][{p.src, p.dst}];
-    series.name = fmt::format("GPU{}->GPU{}", p.src, p.dst);
-    series.points.push_back({p.bytes, *p.bandwidth_gbps});
+  for (const CopyPoint* p : data.evidence.p2p) {
+    if (!copy_ok(*p) || p->direction != "uni") continue;
+    auto& series = curves[p->method][{p->src, p->dst}];
+    series.name = fmt::format("GPU{}->GPU{}", p->src, p->dst);
+    series.points.push_back({p->bytes, copy_gbps(*p)});
   }
   for (auto& [method, by_pair] : curves) {
     std::vector<Series> list;
@@ -111,44 +98,51 @@ void collect_p2p(ReportData& data) {
     }
     data.copy_curves.push_back({method, std::move(list)});
   }
+}
 
-  // Asymmetry at the largest common size >= the comparison threshold.
+void collect_asymmetry(ReportData& data) {
   const auto min_bytes = static_cast<std::uint64_t>(diagnose::threshold(diagnose::Threshold::kBandwidthCompareMinBytes));
   std::map<std::tuple<std::string, int, int>, AsymmetryRow> rows;
-  for (const auto& forward : evidence.p2p) {
-    if (!forward.ok() || forward.direction != "uni" || forward.src >= forward.dst || forward.bytes < min_bytes) continue;
-    for (const auto& backward : evidence.p2p) {
-      if (!backward.ok() || backward.direction != "uni" || backward.method != forward.method ||
-          backward.src != forward.dst || backward.dst != forward.src || backward.bytes != forward.bytes) {
+  for (const CopyPoint* forward : data.evidence.p2p) {
+    if (!copy_ok(*forward) || forward->direction != "uni" || forward->src >= forward->dst || forward->bytes < min_bytes) {
+      continue;
+    }
+    for (const CopyPoint* backward : data.evidence.p2p) {
+      if (!copy_ok(*backward) || backward->direction != "uni" || backward->method != forward->method ||
+          backward->src != forward->dst || backward->dst != forward->src || backward->bytes != forward->bytes) {
         continue;
       }
-      auto& row = rows[{forward.method, forward.src, forward.dst}];
-      if (forward.bytes < row.bytes) continue;
-      row = {forward.method, forward.src, forward.dst, forward.bytes, *forward.bandwidth_gbps, *backward.bandwidth_gbps,
-             diagnose::relative_gap(*forward.bandwidth_gbps, *backward.bandwidth_gbps)};
+      auto& row = rows[{forward->method, forward->src, forward->dst}];
+      if (row.a_to_b != nullptr && forward->bytes < row.a_to_b->bytes) continue;
+      row = {forward, backward, diagnose::relative_gap(copy_gbps(*forward), copy_gbps(*backward))};
     }
   }
   for (auto& [key, row] : rows) data.asymmetry.push_back(row);
 }
 
+// "all_reduce (graph) [NCCL_P2P_DISABLE=1]": a what-if series keeps its own curve, named by its path variables.
+std::string series_name(const diagnose::CollectiveRef& ref) {
+  std::string name = ref.op() + (ref.series->graph ? " (graph)" : "");
+  if (ref.what_if) {
+    std::vector<std::string> variables;
+    for (const auto& [key, value] : ref.series->env) {
+      if (diagnose::is_path_variable(key)) variables.push_back(key + "=" + value);
+    }
+    name += " [" + join(variables, " ") + "]";
+  }
+  return name;
+}
+
 void collect_collectives(ReportData& data) {
   std::map<std::string, Series> curves;
-  for (const auto& p : data.evidence.collectives) {
-    if (p.in_place) continue;
-    std::string name = p.op + (p.graph ? " (graph)" : "");
-    if (p.what_if) {
-      // A what-if series keeps its own curve, named by its variables.
-      std::string env;
-      for (const auto& [key, value] : p.env) {
-        if (diagnose::is_path_variable(key)) env += (env.empty() ? "" : " ") + key + "=" + value;
-      }
-      name += " [" + env + "]";
-    }
-    data.collective_rows.push_back({name, p.bytes, p.time_us, p.algbw_gbps, p.busbw_gbps, p.wrong, p.status});
-    if (!p.ok() || p.bytes == 0) continue;
+  for (const auto& ref : data.evidence.collectives) {
+    if (ref.point->in_place) continue;
+    const std::string name = series_name(ref);
+    data.collective_rows.push_back({name, ref});
+    if (!ref.ok() || ref.point->bytes == 0) continue;
     auto& series = curves[name];
     series.name = name;
-    series.points.push_back({p.bytes, *p.busbw_gbps});
+    series.points.push_back({ref.point->bytes, ref.busbw()});
   }
   for (auto& [name, series] : curves) {
     std::sort(series.points.begin(), series.points.end(),
@@ -159,23 +153,47 @@ void collect_collectives(ReportData& data) {
 
 }  // namespace
 
+std::optional<double> PairMatrix::gbps(std::size_t row, std::size_t column) const {
+  const CopyPoint* point = cells[row][column];
+  if (point == nullptr || !copy_ok(*point)) return std::nullopt;
+  return copy_gbps(*point);
+}
+
 std::string method_label(const std::string& method) {
   if (method == "ce") return "CE";
   if (method == "sm_read") return "SM read";
   if (method == "sm_write") return "SM write";
-  if (method == "staged") return "staged";
   return method;
 }
 
-ReportData collect_report_data(const RunDocument& run) {
-  ReportData data;
-  data.evidence = diagnose::collect_evidence(run);
-  data.machine = summarize_machine(run, data.evidence);
-  data.findings = diagnose::findings_from_json(run.findings);
-  data.hypotheses = diagnose::hypotheses_from_json(run.hypotheses);
-  collect_p2p(data);
-  collect_collectives(data);
-  return data;
+ReportData::ReportData(const model::Run& r) : run(r), evidence(r) {
+  machine = summarize_machine(run, evidence);
+  collect_matrices(*this);
+  collect_copy_curves(*this);
+  collect_asymmetry(*this);
+  collect_collectives(*this);
+}
+
+ReportData collect_report_data(const model::Run& run) { return ReportData(run); }
+
+DiagnosisTally tally_diagnosis(const model::Run& run) {
+  DiagnosisTally tally;
+  for (const auto& f : run.findings) {
+    switch (f.severity) {
+      case model::Severity::kError: ++tally.errors; break;
+      case model::Severity::kWarning: ++tally.warnings; break;
+      case model::Severity::kInfo: ++tally.infos; break;
+    }
+  }
+  for (const auto& h : run.hypotheses) {
+    switch (h.verdict) {
+      case model::Verdict::kConfirmed: ++tally.confirmed; break;
+      case model::Verdict::kRefuted: ++tally.refuted; break;
+      case model::Verdict::kInconclusive: ++tally.inconclusive; break;
+      case model::Verdict::kUntested: ++tally.untested; break;
+    }
+  }
+  return tally;
 }
 
 }  // namespace linkscope::report

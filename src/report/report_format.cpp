@@ -4,11 +4,11 @@
 
 namespace linkscope::report {
 
-std::string severity_label(diagnose::Severity severity) {
+std::string severity_label(model::Severity severity) {
   switch (severity) {
-    case diagnose::Severity::kError: return "ERROR";
-    case diagnose::Severity::kWarning: return "WARNING";
-    case diagnose::Severity::kInfo: break;
+    case model::Severity::kError: return "ERROR";
+    case model::Severity::kWarning: return "WARNING";
+    case model::Severity::kInfo: break;
   }
   return "INFO";
 }
@@ -38,20 +38,6 @@ std::string escape_html(std::string_view text) {
         } else {
           out += c;
         }
-    }
-  }
-  return out;
-}
-
-std::string escape_markdown_cell(std::string_view text) {
-  std::string out;
-  for (const char c : text) {
-    if (c == '|') {
-      out += "\\|";
-    } else if (c == '\n' || c == '\r') {
-      out += ' ';
-    } else {
-      out += c;
     }
   }
   return out;

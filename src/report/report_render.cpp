@@ -1,18 +1,24 @@
 #include "report/report_render.hpp"
 
 #include <filesystem>
-#include <fstream>
 #include <system_error>
 
 #include <fmt/format.h>
 
 #include "core/error.hpp"
+#include "core/file_io.hpp"
+#include "report/cluster_tables.hpp"
+#include "report/collective_text.hpp"
 #include "report/html_report.hpp"
 #include "report/json_report.hpp"
+#include "report/ladder_table.hpp"
 #include "report/markdown_report.hpp"
+#include "report/p2p_text.hpp"
+#include "report/pattern_text.hpp"
 #include "report/report_data.hpp"
 #include "report/report_svgs.hpp"
 #include "report/summary_text.hpp"
+#include "report/topo_live_text.hpp"
 
 namespace linkscope::report {
 
@@ -34,9 +40,22 @@ std::string report_file_name(ReportFormat format) {
   return "run.json";
 }
 
-std::string render_report(const RunDocument& run, ReportFormat format) {
+std::string render_run_text(const model::Run& run) {
+  const std::string& command = run.config.subcommand;
+  const model::Measurements& m = run.measurements;
+  // A run without the section its command fills (it failed before measuring) gets the summary.
+  if (command == "p2p" && m.p2p) return render_p2p_text(*m.p2p);
+  if (command == "patterns" && m.patterns) return render_patterns_text(*m.patterns);
+  if (command == "coll" && m.collectives) return render_coll_text(run);
+  if (command == "ladder" && m.ladder) return render_ladder_text(run);
+  if (command == "topo" && (run.system.present || !run.system.hosts.empty())) return render_topo_text(run);
+  if (command == "cluster" && m.cross_host) return render_cluster_text(run);
+  return render_summary_text(run);
+}
+
+std::string render_report(const model::Run& run, ReportFormat format) {
   switch (format) {
-    case ReportFormat::kText: return render_summary_text(run);
+    case ReportFormat::kText: return render_run_text(run);
     case ReportFormat::kMarkdown: return render_markdown(run);
     case ReportFormat::kHtml: return render_html(run);
     case ReportFormat::kJson: break;
@@ -44,15 +63,8 @@ std::string render_report(const RunDocument& run, ReportFormat format) {
   return render_json(run);
 }
 
-void write_text_file(const std::string& path, const std::string& text) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  if (!out) throw InputError(path, 0, "cannot open for writing");
-  out << text;
-  out.close();
-  if (!out) throw InputError(path, 0, "write failed");
-}
-
-std::vector<std::string> write_report_directory(const std::string& directory, const RunDocument& run) {
+std::vector<std::string> write_report_directory(const std::string& directory, const model::Run& run,
+                                                const std::vector<std::string>& inputs) {
   namespace fs = std::filesystem;
   std::error_code error;
   fs::create_directories(directory, error);
@@ -62,7 +74,7 @@ std::vector<std::string> write_report_directory(const std::string& directory, co
   std::vector<std::string> written;
   auto write = [&](const std::string& name, const std::string& text) {
     const std::string path = (fs::path(directory) / name).string();
-    write_text_file(path, text);
+    write_file_atomically(path, text, inputs);
     written.push_back(path);
   };
   write("run.json", render_json(run));
@@ -70,8 +82,7 @@ std::vector<std::string> write_report_directory(const std::string& directory, co
   MarkdownOptions options;
   options.link_svg_files = true;
   write("report.md", render_markdown(run, options));
-  const ReportData data = collect_report_data(run);
-  for (const auto& svg : report_svgs(run, data)) write(svg.file, svg.svg);
+  for (const auto& svg : report_svgs(collect_report_data(run))) write(svg.file, svg.svg);
   return written;
 }
 

@@ -3,7 +3,7 @@
 #include <string_view>
 #include <vector>
 
-#include "core/run.hpp"
+#include "model/run.hpp"
 
 // One entry point for every output format, and the report directory `doctor` and `report` write.
 namespace linkscope::report {
@@ -15,13 +15,17 @@ ReportFormat parse_report_format(std::string_view text);
 // "report.txt", "report.md", "report.html", "run.json".
 std::string report_file_name(ReportFormat format);
 
-std::string render_report(const RunDocument& run, ReportFormat format);
+// What the run's own command printed on the terminal, from the saved run: p2p, patterns, coll, ladder, topo and
+// cluster their tables (the live commands print with the same functions), every other run the short summary.
+std::string render_run_text(const model::Run& run);
+
+// kText: render_run_text; kMarkdown: report.md; kHtml: report.html; kJson: the run document.
+std::string render_report(const model::Run& run, ReportFormat format);
 
 // Writes report.html, report.md (linking the SVGs), the SVG charts and run.json into `directory` (created when
-// missing); returns the paths written. Errors name the path.
-std::vector<std::string> write_report_directory(const std::string& directory, const RunDocument& run);
-
-// Writes `text` to `path` (truncating); throws InputError naming the path when it cannot.
-void write_text_file(const std::string& path, const std::string& text);
+// missing), each file atomically (core/file_io), never over one of `inputs`; returns the paths written. Errors
+// are InputErrors naming the path.
+std::vector<std::string> write_report_directory(const std::string& directory, const model::Run& run,
+                                                const std::vector<std::string>& inputs = {});
 
 }  // namespace linkscope::report

@@ -21,7 +21,11 @@ std::string heatmap_svg(const PairMatrix& matrix) {
   map.title = fmt::format("{} copy bandwidth at {} (GB/s)", method_label(matrix.method),
                           format_bytes(matrix.bytes));
   for (const int gpu : matrix.gpus) map.labels.push_back(fmt::format("GPU{}", gpu));
-  map.values = matrix.gbps;
+  for (std::size_t r = 0; r < matrix.gpus.size(); ++r) {
+    std::vector<std::optional<double>> row;
+    for (std::size_t c = 0; c < matrix.gpus.size(); ++c) row.push_back(matrix.gbps(r, c));
+    map.values.push_back(std::move(row));
+  }
   return render_heatmap(map);
 }
 
@@ -53,28 +57,31 @@ std::string ladder_svg(const ReportData& data) {
   BarChart chart;
   chart.id = "ladder";
   chart.title = "Ladder: the same collective with paths taken away (busbw)";
-  for (const auto& layer : data.evidence.ladder) {
+  for (const auto& layer : data.evidence.ladder()) {
     Bar bar;
-    bar.label = layer.transport.empty() ? layer.name : layer.name + " (" + layer.transport + ")";
+    const std::string transport = layer.transport.value_or("");
+    bar.label = transport.empty() ? layer.name : layer.name + " (" + transport + ")";
     if (layer.status == "ok") bar.value = layer.busbw_gbps;
     if (layer.status != "ok") {
-      bar.note = layer.status + (layer.reason.empty() ? "" : ": " + layer.reason);
+      const std::string reason = layer.reason.value_or("");
+      bar.note = layer.status + (reason.empty() ? "" : ": " + reason);
     } else if (layer.slowdown && *layer.slowdown > 1.0) {
       bar.note = format_factor(*layer.slowdown) + " slower";
     }
     chart.bars.push_back(bar);
   }
-  for (const auto& layer : data.evidence.ladder) {
-    if (layer.peak_gbps) {
-      chart.reference = layer.peak_gbps;
-      chart.reference_label = "link rate " + format_gbps(*layer.peak_gbps);
+  for (const auto& layer : data.evidence.ladder()) {
+    if (layer.peak.peak_gbps) {
+      chart.reference = layer.peak.peak_gbps;
+      chart.reference_label = "link rate " + format_gbps(*layer.peak.peak_gbps);
       break;
     }
   }
   return render_bar_chart(chart);
 }
 
-std::vector<NamedSvg> report_svgs(const RunDocument& run, const ReportData& data) {
+std::vector<NamedSvg> report_svgs(const ReportData& data) {
+  const model::Run& run = data.run;
   std::vector<NamedSvg> svgs;
   auto add = [&](std::string file, std::string svg) {
     if (!svg.empty()) svgs.push_back({std::move(file), std::move(svg)});

@@ -2,7 +2,6 @@
 #include <string>
 #include <vector>
 
-#include "core/run.hpp"
 #include "report/report_data.hpp"
 
 // Every chart of a report, built from ReportData: inlined by report.html and written as files beside report.md.
@@ -24,6 +23,6 @@ struct NamedSvg {
   std::string svg;
 };
 // All non-empty charts with their file names.
-std::vector<NamedSvg> report_svgs(const RunDocument& run, const ReportData& data);
+std::vector<NamedSvg> report_svgs(const ReportData& data);
 
 }  // namespace linkscope::report

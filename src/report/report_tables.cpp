@@ -6,22 +6,29 @@
 
 #include <fmt/format.h>
 
-#include "core/size.hpp"
-#include "diagnose/expectations.hpp"
-#include "diagnose/json_access.hpp"
 #include "core/text.hpp"
+#include "diagnose/expectations.hpp"
+#include "diagnose/measured_summary.hpp"
+#include "model/link_rate.hpp"
 #include "report/four_numbers_rows.hpp"
+#include "report/p2p_text.hpp"
 #include "report/svg_line_chart.hpp"
 
 namespace linkscope::report {
 
 namespace {
 
+using diagnose::copy_gbps;
 
 Cell text(std::string value, std::string note = {}) { return Cell{std::move(value), std::move(note), false, {}}; }
 Cell number(std::string value, std::string note = {}) { return Cell{std::move(value), std::move(note), true, {}}; }
 
 std::string gpu_name(int id) { return fmt::format("GPU{}", id); }
+
+// "na: no peer access": what a point that did not measure ok says about itself.
+std::string status_note(model::PointStatus status, const std::string& reason) {
+  return model::to_string(status) + (reason.empty() ? "" : ": " + reason);
+}
 
 }  // namespace
 
@@ -29,8 +36,8 @@ std::string not_measured(const std::string& what) { return what + ": not measure
 
 Table hypotheses_table(const ReportData& data) {
   Table table{{"verdict", "hypothesis", "statement", "prediction", "evidence"}, {}};
-  for (const auto& h : data.hypotheses) {
-    const std::string verdict(diagnose::verdict_name(h.verdict));
+  for (const auto& h : data.run.hypotheses) {
+    const std::string verdict(model::verdict_name(h.verdict));
     Cell v = text(verdict);
     v.css_class = "verdict-" + verdict;
     table.rows.push_back({v, text(h.id, h.basis), text(h.statement), text(h.prediction), text(h.evidence)});
@@ -65,23 +72,26 @@ Table four_numbers_table(const ReportData& data) {
 Table gpu_table(const ReportData& data) {
   Table table{{"GPU", "PCI BDF", "name", "UUID", "PCIe now / max", "NVLinks active", "NUMA / CPUs", "other processes"},
               {}};
-  for (const auto& gpu : data.evidence.gpus) {
+  for (const model::Gpu* g : data.evidence.gpus) {
+    const model::Gpu& gpu = *g;
     std::string pcie = "n/a";
     if (gpu.pcie.current_gen || gpu.pcie.max_gen) {
       pcie = fmt::format("Gen{} x{} / Gen{} x{}", gpu.pcie.current_gen.value_or(0), gpu.pcie.current_width.value_or(0),
                          gpu.pcie.max_gen.value_or(0), gpu.pcie.max_width.value_or(0));
     }
     std::string links = "n/a";
-    if (gpu.nvlinks_known) {
-      links = std::to_string(gpu.active_nvlinks()) + " of " + std::to_string(gpu.nvlinks.size());
-      if (const auto speed = gpu.typical_link_speed_gbps()) links += " x " + format_number(*speed) + " GB/s";
+    if (gpu.nvlinks.has_value()) {
+      links = std::to_string(gpu.active_nvlinks()) + " of " + std::to_string(gpu.nvlink_list().size());
+      if (const auto speed = model::typical_nvlink_speed(gpu)) links += " x " + format_number(*speed) + " GB/s";
     }
     std::string processes;
-    for (const auto& p : gpu.processes) {
-      processes += fmt::format("{}pid {} {}", processes.empty() ? "" : ", ", p.pid, p.name);
+    if (gpu.processes.has_value()) {
+      for (const auto& p : *gpu.processes) {
+        processes += fmt::format("{}pid {} {}", processes.empty() ? "" : ", ", p.pid, p.name);
+      }
     }
     std::string numa = gpu.numa_node ? std::to_string(*gpu.numa_node) : "n/a";
-    if (!gpu.cpu_affinity.empty()) numa += " / " + gpu.cpu_affinity;
+    if (!gpu.cpu_affinity.value_or("").empty()) numa += " / " + *gpu.cpu_affinity;
     std::string label = gpu.label();
     if (gpu.nvml_index && gpu.cuda_ordinal) label += fmt::format(" (NVML {})", *gpu.nvml_index);
     table.rows.push_back({text(label), text(gpu.pci_bdf), text(gpu.name), text(gpu.uuid), text(pcie), text(links),
@@ -116,19 +126,18 @@ Table model_paths_table(const ReportData& data) {
   const auto& evidence = data.evidence;
   std::map<std::string, int> rank_of;
   for (const auto& gpu : evidence.model_gpus) {
-    if (gpu.rank) rank_of[gpu.id] = *gpu.rank;
+    if (gpu.rank()) rank_of[gpu.id()] = *gpu.rank();
   }
-  for (const auto& path : evidence.model_paths) {
+  for (const auto& path : evidence.topology.paths) {
     if (rank_of.count(path.from) == 0 || rank_of.count(path.to) == 0) continue;
     const int a = rank_of[path.from], b = rank_of[path.to];
     std::string p2p = "n/a";
-    for (const auto& entry : evidence.model_p2p) {
-      if (entry.src_rank == a && entry.dst_rank == b && entry.p2p) p2p = *entry.p2p ? "yes" : "no";
+    for (const auto& entry : evidence.topology.p2p) {
+      if (entry.src_rank == a && entry.dst_rank == b) p2p = entry.p2p ? "yes" : "no";
     }
     table.rows.push_back({text(fmt::format("{} ({})", gpu_name(a), path.from)),
                           text(fmt::format("{} ({})", gpu_name(b), path.to)), text(path.type),
-                          number(path.bw ? format_number(*path.bw) : "n/a"),
-                          number(path.count ? std::to_string(*path.count) : "n/a"), text(p2p)});
+                          number(format_number(path.bw)), number(std::to_string(path.count)), text(p2p)});
   }
   return table;
 }
@@ -140,12 +149,13 @@ Table p2p_matrix_table(const PairMatrix& matrix) {
   for (std::size_t r = 0; r < matrix.gpus.size(); ++r) {
     std::vector<Cell> row{text(gpu_name(matrix.gpus[r]))};
     for (std::size_t c = 0; c < matrix.gpus.size(); ++c) {
+      const model::CopyPoint* cell = matrix.cells[r][c];
       if (r == c) {
         row.push_back(number("-"));
-      } else if (matrix.gbps[r][c]) {
-        row.push_back(number(format_number(*matrix.gbps[r][c])));
+      } else if (const auto gbps = matrix.gbps(r, c)) {
+        row.push_back(number(format_number(*gbps)));
       } else {
-        row.push_back(number("N/A", matrix.note[r][c]));
+        row.push_back(number("N/A", cell == nullptr ? "" : status_note(cell->status, cell->reason)));
       }
     }
     table.rows.push_back(std::move(row));
@@ -157,34 +167,34 @@ Table asymmetry_table(const ReportData& data) {
   Table table{{"method", "pair", "size", "a -> b", "b -> a", "gap"}, {}};
   const double warn = diagnose::threshold(diagnose::Threshold::kAsymmetryWarn);
   for (const auto& row : data.asymmetry) {
+    const model::CopyPoint& forward = *row.a_to_b;
     Cell gap = number(format_percent(row.gap));
     if (row.gap > warn) gap.css_class = "bad";
-    table.rows.push_back({text(method_label(row.method)), text(fmt::format("GPU{} / GPU{}", row.a, row.b)),
-                          number(format_bytes(row.bytes)), number(format_number(row.a_to_b)),
-                          number(format_number(row.b_to_a)), gap});
+    table.rows.push_back({text(method_label(forward.method)), text(fmt::format("GPU{} / GPU{}", forward.src, forward.dst)),
+                          number(format_bytes(forward.bytes)), number(format_number(copy_gbps(forward))),
+                          number(format_number(copy_gbps(*row.b_to_a))), gap});
   }
   return table;
 }
 
 Table latency_table(const ReportData& data) {
   Table table{{"method", "src -> dst", "latency"}, {}};
-  for (const auto& l : data.evidence.latency) {
+  for (const auto& l : data.evidence.latency()) {
+    const bool ok = l.latency_ns && l.status == model::PointStatus::kOk;
     table.rows.push_back({text(l.method), text(fmt::format("GPU{} -> GPU{}", l.src, l.dst)),
-                          l.latency_ns && l.status == "ok" ? number(format_number(*l.latency_ns) + " ns")
-                                                           : number(l.status, l.reason)});
+                          ok ? number(format_number(l.latency_ns->median) + " ns")
+                             : number(model::to_string(l.status), l.reason)});
   }
   return table;
 }
 
-Table host_copy_table(const RunDocument& run) {
+Table host_copy_table(const ReportData& data) {
   Table table{{"GPU", "direction", "size", "bandwidth"}, {}};
-  const auto& p2p = diagnose::object_or_empty(run.measurements, "p2p");
-  for (const auto& entry : diagnose::array_or_empty(p2p, "host")) {
-    const auto bw = diagnose::opt_median(entry, "bandwidth_gbps");
-    table.rows.push_back({text(fmt::format("GPU{}", diagnose::opt_int(entry, "gpu").value_or(-1))),
-                          text(diagnose::string_or(entry, "direction", "?")),
-                          number(format_bytes(static_cast<std::uint64_t>(diagnose::opt_int(entry, "bytes").value_or(0)))),
-                          bw ? number(format_gbps(*bw)) : number("n/a")});
+  if (!data.run.measurements.p2p) return table;
+  for (const auto& entry : data.run.measurements.p2p->host) {
+    table.rows.push_back({text(fmt::format("GPU{}", entry.gpu)), text(entry.direction.empty() ? "?" : entry.direction),
+                          number(format_bytes(entry.bytes)),
+                          entry.bandwidth_gbps ? number(format_gbps(entry.bandwidth_gbps->median)) : number("n/a")});
   }
   return table;
 }
@@ -219,15 +229,15 @@ Table copy_sweep_table(const ReportData& data) {
 
 Table patterns_table(const ReportData& data) {
   Table table{{"pattern", "copies", "kind", "size", "aggregate", "sum alone", "scaling", "status"}, {}};
-  for (const auto& p : data.evidence.patterns) {
-    std::string copies;
-    for (const auto& e : p.edges) copies += fmt::format("{}{}>{}", copies.empty() ? "" : ",", e.src, e.dst);
-    table.rows.push_back({text(p.name), text(copies), text(p.disjoint() ? "disjoint" : "shared endpoint"),
-                          number(format_bytes(p.bytes)),
-                          number(p.aggregate_gbps ? format_gbps(*p.aggregate_gbps) : "n/a"),
+  for (const auto& p : data.evidence.patterns()) {
+    std::vector<std::string> copies;
+    for (const auto& e : p.edges) copies.push_back(fmt::format("{}>{}", e.src, e.dst));
+    table.rows.push_back({text(p.name), text(join(copies, ",")),
+                          text(diagnose::is_disjoint(p) ? "disjoint" : "shared endpoint"), number(format_bytes(p.bytes)),
+                          number(p.aggregate_gbps ? format_gbps(p.aggregate_gbps->median) : "n/a"),
                           number(p.sum_alone_gbps ? format_gbps(*p.sum_alone_gbps) : "n/a"),
                           number(p.scaling ? format_number(*p.scaling) : "n/a"),
-                          text(p.status, p.reason)});
+                          text(model::to_string(p.status), p.reason)});
   }
   return table;
 }
@@ -255,28 +265,28 @@ Table collectives_table(const ReportData& data) {
 
 Table collectives_latency_table(const ReportData& data) {
   Table table{{"op", "ranks", "smallest size", "time there", "largest size", "busbw there", "points not ok"}, {}};
-  std::map<std::string, std::vector<const CollectiveRow*>> by_op;
-  for (const auto& row : data.collective_rows) by_op[row.op].push_back(&row);
-  for (const auto& [op, rows] : by_op) {
-    const CollectiveRow* smallest = nullptr;
-    const CollectiveRow* largest = nullptr;
+  std::map<std::string, std::vector<const model::CollectivePoint*>> by_name;
+  std::map<std::string, int> nranks;
+  for (const auto& row : data.collective_rows) {
+    by_name[row.name].push_back(row.ref.point);
+    nranks[row.name] = row.ref.series->nranks;
+  }
+  for (const auto& [name, points] : by_name) {
+    const model::CollectivePoint* smallest = nullptr;
+    const model::CollectivePoint* largest = nullptr;
     int failed = 0;
-    for (const auto* r : rows) {
-      if (r->status != "ok") {
+    for (const auto* p : points) {
+      if (p->status != "ok") {
         ++failed;
         continue;
       }
-      if (r->bytes == 0) continue;  // nccl-tests prints 0-byte rows when the size is below one element per rank
-      if (smallest == nullptr || r->bytes < smallest->bytes) smallest = r;
-      if (largest == nullptr || r->bytes > largest->bytes) largest = r;
-    }
-    int nranks = 0;
-    for (const auto& p : data.evidence.collectives) {
-      if (p.op == op || op.rfind(p.op + " ", 0) == 0) nranks = p.nranks;
+      if (p->bytes == 0) continue;  // nccl-tests prints 0-byte rows when the size is below one element per rank
+      if (smallest == nullptr || p->bytes < smallest->bytes) smallest = p;
+      if (largest == nullptr || p->bytes > largest->bytes) largest = p;
     }
     table.rows.push_back(
-        {text(op), number(std::to_string(nranks)), number(smallest ? format_bytes(smallest->bytes) : "n/a"),
-         number(smallest && smallest->time_us ? format_time_us(*smallest->time_us) : "n/a"),
+        {text(name), number(std::to_string(nranks[name])), number(smallest ? format_bytes(smallest->bytes) : "n/a"),
+         number(smallest && smallest->time ? format_time_us(smallest->time->median_us) : "n/a"),
          number(largest ? format_bytes(largest->bytes) : "n/a"),
          number(largest && largest->busbw_gbps ? format_gbps(*largest->busbw_gbps) : "n/a"),
          number(std::to_string(failed))});
@@ -286,14 +296,15 @@ Table collectives_latency_table(const ReportData& data) {
 
 Table ladder_table(const ReportData& data) {
   Table table{{"layer", "variables", "transport", "busbw", "share of peak", "slowdown", "status"}, {}};
-  for (const auto& layer : data.evidence.ladder) {
-    std::string env;
-    for (const auto& [k, v] : layer.env) env += (env.empty() ? "" : " ") + k + "=" + v;
-    table.rows.push_back({text(layer.name), text(env.empty() ? "(none)" : env), text(layer.transport),
+  for (const auto& layer : data.evidence.ladder()) {
+    std::vector<std::string> env;
+    for (const auto& [k, v] : layer.env) env.push_back(k + "=" + v);
+    table.rows.push_back({text(layer.name), text(env.empty() ? "(none)" : join(env, " ")),
+                          text(layer.transport.value_or("")),
                           number(layer.busbw_gbps ? format_gbps(*layer.busbw_gbps) : "n/a"),
                           number(layer.efficiency ? format_percent(*layer.efficiency) : "n/a"),
                           number(layer.slowdown ? format_factor(*layer.slowdown) : "n/a"),
-                          text(layer.status, layer.reason)});
+                          text(layer.status, layer.reason.value_or(""))});
   }
   return table;
 }
@@ -301,7 +312,9 @@ Table ladder_table(const ReportData& data) {
 Table runtime_table(const ReportData& data) {
   Table table{{"run", "rank -> peer", "transport", "channels"}, {}};
   std::map<std::tuple<std::string, int, int, std::string>, std::set<int>> grouped;
-  for (const auto& c : data.evidence.connections) grouped[{c.context, c.rank, c.peer, c.transport}].insert(c.channel);
+  for (const auto& c : data.evidence.connections) {
+    grouped[{c.run->context, c.connection->rank, c.connection->peer, c.connection->transport}].insert(c.connection->channel);
+  }
   for (const auto& [key, channels] : grouped) {
     const auto& [context, rank, peer, transport] = key;
     table.rows.push_back({text(context), text(fmt::format("{} -> {}", rank, peer)), text(transport),
@@ -310,25 +323,22 @@ Table runtime_table(const ReportData& data) {
   return table;
 }
 
-Table environment_table(const RunDocument& run) {
+Table environment_table(const model::Run& run) {
   Table table{{"variable", "value"}, {}};
-  const auto& variables = diagnose::object_or_empty(run.environment, "variables");
-  for (const auto& [key, value] : variables.items()) {
-    table.rows.push_back({text(key), text(value.is_string() ? value.get<std::string>() : value.dump())});
-  }
-  const auto& libraries = diagnose::object_or_empty(run.environment, "libraries");
-  for (const auto& [key, value] : libraries.items()) {
-    table.rows.push_back({text("library: " + key), text(value.is_string() ? value.get<std::string>() : value.dump())});
+  const model::RunEnvironment& environment = run.environment;
+  for (const auto& [key, value] : environment.variables) table.rows.push_back({text(key), text(value)});
+  for (const auto& [label, value] : {std::make_pair("NCCL library", &environment.nccl_library),
+                                     std::make_pair("NCCL version", &environment.nccl_version),
+                                     std::make_pair("NCCL headers", &environment.nccl_headers),
+                                     std::make_pair("launch", &environment.launch)}) {
+    if (*value) table.rows.push_back({text(label), text(**value)});
   }
   return table;
 }
 
-Table errors_table(const RunDocument& run) {
+Table errors_table(const model::Run& run) {
   Table table{{"where", "message"}, {}};
-  if (!run.errors.is_array()) return table;
-  for (const auto& e : run.errors) {
-    table.rows.push_back({text(diagnose::string_or(e, "where", "?")), text(diagnose::string_or(e, "message", ""))});
-  }
+  for (const auto& e : run.errors) table.rows.push_back({text(e.where.empty() ? "?" : e.where), text(e.message)});
   return table;
 }
 
@@ -344,25 +354,20 @@ Table expectations_table() {
   return table;
 }
 
-Table config_table(const RunDocument& run) {
+Table config_table(const model::Run& run) {
   Table table{{"field", "value"}, {}};
-  auto add = [&](const std::string& name, const nlohmann::json& section, const char* key) {
-    if (const auto value = diagnose::opt_string(section, key)) table.rows.push_back({text(name), text(*value)});
+  auto add = [&](const std::string& name, const std::string& value) {
+    if (!value.empty()) table.rows.push_back({text(name), text(value)});
   };
-  add("tool", run.tool, "name");
-  add("version", run.tool, "version");
-  add("git", run.tool, "git");
-  add("subcommand", run.config, "subcommand");
-  std::string argv;
-  for (const auto& a : diagnose::array_or_empty(run.config, "argv")) {
-    if (a.is_string()) argv += (argv.empty() ? "" : " ") + a.get<std::string>();
-  }
-  if (!argv.empty()) table.rows.push_back({text("command"), text(argv)});
-  add("started at (UTC)", run.config, "started_at");
-  add("host", run.config, "host");
-  add("model source", run.model, "source");
-  const auto& p2p_config = diagnose::object_or_empty(diagnose::object_or_empty(run.measurements, "p2p"), "config");
-  if (!p2p_config.empty()) table.rows.push_back({text("p2p config"), text(p2p_config.dump())});
+  add("tool", run.tool.name);
+  add("version", run.tool.version);
+  add("git", run.tool.git);
+  add("subcommand", run.config.subcommand);
+  add("command", join(run.config.argv, " "));
+  add("started at (UTC)", run.config.started_at);
+  add("host", run.config.host);
+  if (run.topology.present) add("model source", run.topology.source);
+  if (run.measurements.p2p) add("p2p config", p2p_request_text(run.measurements.p2p->request));
   return table;
 }
 

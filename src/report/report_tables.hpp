@@ -2,7 +2,7 @@
 #include <string>
 #include <vector>
 
-#include "core/run.hpp"
+#include "model/run.hpp"
 #include "report/report_data.hpp"
 
 // The report's tables as plain data, shared by the Markdown and HTML renderers (each only formats them).
@@ -29,17 +29,17 @@ Table model_paths_table(const ReportData& data);      // NCCL's GPU-to-GPU paths
 Table p2p_matrix_table(const PairMatrix& matrix);
 Table asymmetry_table(const ReportData& data);
 Table latency_table(const ReportData& data);
-Table host_copy_table(const RunDocument& run);
+Table host_copy_table(const ReportData& data);
 Table copy_sweep_table(const ReportData& data);      // size x (method, pair) or (method median/min/max)
 Table patterns_table(const ReportData& data);
 Table collectives_table(const ReportData& data);     // size x op busbw (out-of-place)
 Table collectives_latency_table(const ReportData& data);  // per op: smallest-size time, largest busbw
 Table ladder_table(const ReportData& data);
 Table runtime_table(const ReportData& data);
-Table environment_table(const RunDocument& run);
-Table errors_table(const RunDocument& run);
+Table environment_table(const model::Run& run);
+Table errors_table(const model::Run& run);
 Table expectations_table();
-Table config_table(const RunDocument& run);
+Table config_table(const model::Run& run);
 
 // One line saying why a section is empty: "not measured in this run" or the specific reason.
 std::string not_measured(const std::string& what);

@@ -1,12 +1,12 @@
 #pragma once
 #include <string>
 
-#include "core/run.hpp"
+#include "model/run.hpp"
 
 namespace linkscope::report {
 
 // The short terminal summary: machine, findings by severity (with cause and next command), hypotheses with
 // verdicts, key numbers. Plain text, lines of at most about 110 characters.
-std::string render_summary_text(const RunDocument& run);
+std::string render_summary_text(const model::Run& run);
 
 }  // namespace linkscope::report

@@ -6,17 +6,13 @@
 
 #include <fmt/format.h>
 
-#include "diagnose/evidence.hpp"
-#include "diagnose/json_access.hpp"
 #include "core/text.hpp"
+#include "diagnose/evidence.hpp"
 #include "report/svg_canvas.hpp"
 
 namespace linkscope::report {
 
 namespace {
-
-using diagnose::array_or_empty;
-using diagnose::string_or;
 
 constexpr double kBoxWidth = 104, kBoxHeight = 46, kColumn = 122, kRow = 78, kMargin = 24;
 
@@ -47,12 +43,8 @@ std::string stroke_for(const std::string& type) {
   return "#666666";
 }
 
-// "GPU/0-83000" -> "0000:83:00.0"
-std::string bdf_of(const std::string& id) {
-  diagnose::ModelGpu gpu;
-  gpu.id = id;
-  return gpu.pci_bdf();
-}
+// "GPU/0-83000" -> "0000:83:00.0": NCCL's node ids carry the bus id, for GPUs and PCI switches alike.
+std::string bdf_of(const model::TopoNode& node) { return diagnose::ModelGpu{&node}.pci_bdf(); }
 
 std::string draw(std::vector<Box>& boxes, const std::vector<Edge>& edges, const std::string& caption,
                  std::optional<std::pair<double, double>> nvswitch_span, const std::string& nvswitch_label) {
@@ -124,21 +116,18 @@ std::string draw(std::vector<Box>& boxes, const std::vector<Edge>& edges, const 
   return svg.finish();
 }
 
-std::string from_model(const nlohmann::json& model) {
+std::string from_model(const model::TopologyView& model) {
   std::map<std::string, std::string> types;
-  std::map<std::string, nlohmann::json> node_json;
+  std::map<std::string, const model::TopoNode*> nodes;
   std::vector<std::string> cpus;
-  for (const auto& node : array_or_empty(model, "nodes")) {
-    const std::string id = string_or(node, "id", "");
-    types[id] = string_or(node, "type", "");
-    node_json[id] = node;
-    if (types[id] == "CPU") cpus.push_back(id);
+  for (const auto& node : model.nodes) {
+    types[node.id] = node.type;
+    nodes[node.id] = &node;
+    if (node.type == "CPU") cpus.push_back(node.id);
   }
   // Adjacency (both directions are listed in the model; keep the first weight per pair and type).
-  std::map<std::string, std::vector<std::pair<std::string, nlohmann::json>>> adjacent;
-  for (const auto& link : array_or_empty(model, "links")) {
-    adjacent[string_or(link, "from", "")].push_back({string_or(link, "to", ""), link});
-  }
+  std::map<std::string, std::vector<std::pair<std::string, const model::TopoLink*>>> adjacent;
+  for (const auto& link : model.links) adjacent[link.from].push_back({link.to, &link});
   // Tree of PCI children under each CPU, depth-first in document order.
   std::map<std::string, int> depth;
   std::map<std::string, std::string> parent;
@@ -154,9 +143,8 @@ std::string from_model(const nlohmann::json& model) {
       bool has_child = false;
       std::vector<std::pair<std::string, int>> children;
       for (const auto& [to, link] : adjacent[id]) {
-        const std::string link_type = string_or(link, "type", "");
         const std::string to_type = types[to];
-        if (link_type != "PCI" || placed.count(to) != 0 || to_type == "CPU") continue;
+        if (link->type != "PCI" || placed.count(to) != 0 || to_type == "CPU") continue;
         placed.insert(to);
         parent[to] = id;
         depth[to] = d + 1;
@@ -228,19 +216,20 @@ std::string from_model(const nlohmann::json& model) {
     box.id = id;
     box.type = types[id];
     box.x = x;
-    const nlohmann::json& node = node_json[id];
+    static const model::TopoNode kUnlisted;  // a link's far end the model lists no node for
+    const auto listed = nodes.find(id);
+    const model::TopoNode& node = listed != nodes.end() ? *listed->second : kUnlisted;
     if (box.type == "GPU") {
       box.y = top_row;
-      const auto rank = diagnose::opt_int(node, "rank");
-      box.line1 = rank ? fmt::format("GPU{}", *rank) : "GPU";
-      box.line2 = bdf_of(id);
+      box.line1 = node.rank ? fmt::format("GPU{}", *node.rank) : "GPU";
+      box.line2 = bdf_of(node);
     } else if (box.type == "CPU") {
       box.y = cpu_row;
       box.line1 = "CPU";
       box.line2 = id;
     } else if (box.type == "NET") {
       box.y = top_row;
-      box.line1 = "NET " + string_or(node, "name", "");
+      box.line1 = "NET " + node.name.value_or("");
       box.line2 = id;
     } else {
       box.y = cpu_row - kRow * (depth.count(id) != 0 ? depth[id] : 1);
@@ -251,7 +240,7 @@ std::string from_model(const nlohmann::json& model) {
       } else {
         box.line1 = box.type;
       }
-      box.line2 = box.type == "PCI" ? bdf_of(id) : id;
+      box.line2 = box.type == "PCI" ? bdf_of(node) : id;
     }
     boxes.push_back(box);
   }
@@ -260,12 +249,13 @@ std::string from_model(const nlohmann::json& model) {
   std::set<std::pair<std::string, std::string>> seen;
   std::optional<std::pair<double, double>> span;
   std::string nvs_label = "NVSwitch";
-  for (const auto& link : array_or_empty(model, "links")) {
-    const std::string from = string_or(link, "from", ""), to = string_or(link, "to", "");
-    const std::string type = string_or(link, "type", "");
+  for (const auto& link : model.links) {
+    const std::string& from = link.from;
+    const std::string& to = link.to;
+    const std::string& type = link.type;
     const auto key = std::minmax(from, to);
     if (!seen.insert({key.first, key.second}).second) continue;
-    const std::string label = format_number(diagnose::opt_double(link, "bw").value_or(0));
+    const std::string label = format_number(link.bw);
     if (types[to] == "NVS" || types[from] == "NVS") {
       const std::string gpu = types[to] == "NVS" ? from : to;
       if (column_x.count(gpu) == 0) continue;
@@ -287,12 +277,13 @@ std::string from_system(const diagnose::Evidence& evidence) {
   std::vector<Box> boxes;
   std::vector<Edge> edges;
   const bool nvswitch = std::any_of(evidence.gpus.begin(), evidence.gpus.end(),
-                                    [](const diagnose::GpuFacts& g) { return g.links_to_nvswitch(); });
+                                    [](const model::Gpu* g) { return g->links_to_nvswitch(); });
   const double top_row = kMargin + (nvswitch ? 100 : 70);
   const double cpu_row = top_row + kRow * 1.6;
   double x = kMargin + kBoxWidth / 2;
   std::optional<std::pair<double, double>> span;
-  for (const auto& gpu : evidence.gpus) {
+  for (const model::Gpu* g : evidence.gpus) {
+    const model::Gpu& gpu = *g;
     // A GPU hidden from CUDA (CUDA_VISIBLE_DEVICES, MIG) is drawn greyed out.
     Box box{gpu.cuda_ordinal ? fmt::format("gpu{}", *gpu.cuda_ordinal) : "nvml" + gpu.pci_bdf,
             gpu.cuda_ordinal ? "GPU" : "HIDDEN", gpu.cuda_ordinal ? gpu.label() : "hidden GPU", gpu.pci_bdf, x,
@@ -309,12 +300,13 @@ std::string from_system(const diagnose::Evidence& evidence) {
       if (pair.has_nvlink()) edges.push_back({fmt::format("gpu{}", pair.a), fmt::format("gpu{}", pair.b), "NVL", pair.relation});
     }
   }
-  const int nodes = std::max(1, evidence.numa_node_count);
+  const int nodes = std::max(1, static_cast<int>(evidence.system.numa_nodes.size()));
   for (int n = 0; n < nodes; ++n) {
     const double cx = kMargin + kBoxWidth / 2 + (x - kColumn - kMargin - kBoxWidth / 2) * (nodes == 1 ? 0.5 : double(n) / (nodes - 1));
     boxes.push_back({fmt::format("numa{}", n), "CPU", fmt::format("NUMA node {}", n), "", cx, cpu_row});
   }
-  for (const auto& gpu : evidence.gpus) {
+  for (const model::Gpu* g : evidence.gpus) {
+    const model::Gpu& gpu = *g;
     const std::string id = gpu.cuda_ordinal ? fmt::format("gpu{}", *gpu.cuda_ordinal) : "nvml" + gpu.pci_bdf;
     const int node = gpu.numa_node && *gpu.numa_node >= 0 && *gpu.numa_node < nodes ? *gpu.numa_node : 0;
     edges.push_back({id, fmt::format("numa{}", node), "PCI",
@@ -327,12 +319,12 @@ std::string from_system(const diagnose::Evidence& evidence) {
 
 }  // namespace
 
-std::string render_topology_svg(const RunDocument& run) {
-  if (!array_or_empty(run.model, "nodes").empty()) {
-    const std::string drawing = from_model(run.model);
+std::string render_topology_svg(const model::Run& run) {
+  if (!run.topology.nodes.empty()) {
+    const std::string drawing = from_model(run.topology);
     if (!drawing.empty()) return drawing;
   }
-  return from_system(diagnose::collect_evidence(run));
+  return from_system(diagnose::Evidence(run));
 }
 
 }  // namespace linkscope::report

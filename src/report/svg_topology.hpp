@@ -1,7 +1,7 @@
 #pragma once
 #include <string>
 
-#include "core/run.hpp"
+#include "model/run.hpp"
 
 namespace linkscope::report {
 
@@ -9,6 +9,6 @@ namespace linkscope::report {
 // the NVSwitch fabric (or direct NVLinks) above the GPUs, network devices beside their NICs. Drawn from NCCL's
 // model (`model.nodes` / `model.links`, with NCCL's link weights) when present, else from `system` (GPUs, NVLink,
 // NUMA nodes, NICs). Empty string when neither has GPUs.
-std::string render_topology_svg(const RunDocument& run);
+std::string render_topology_svg(const model::Run& run);
 
 }  // namespace linkscope::report

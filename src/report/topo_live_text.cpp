@@ -1,6 +1,8 @@
 #include "report/topo_live_text.hpp"
 
 #include <algorithm>
+#include <climits>
+#include <cmath>
 #include <map>
 #include <set>
 
@@ -8,21 +10,18 @@
 
 #include "core/text.hpp"
 #include "core/text_table.hpp"
-#include "discover/cpu_list.hpp"
-#include "discover/gpu_nic_relations.hpp"
-#include "discover/numa_reader.hpp"
+#include "model/link_rate.hpp"
+#include "report/cluster_tables.hpp"
+#include "topo/nccl_format.hpp"
+#include "topo/smi_matrix.hpp"
 
 namespace linkscope::report {
 
 namespace {
 
-using discover::Fact;
-using discover::GpuFacts;
-using discover::NicDevice;
-using discover::PairFacts;
-using discover::PciDevice;
-using discover::SystemFacts;
-
+using model::Gpu;
+using model::GpuPair;
+using model::System;
 
 const char* const kSmiLegend =
     "Legend:\n"
@@ -35,203 +34,157 @@ const char* const kSmiLegend =
     "  PIX  = Connection traversing at most a single PCIe bridge\n"
     "  NV#  = Connection traversing a bonded set of # NVLinks\n";
 
-// One row or column of the nvidia-smi matrix.
-struct MatrixDevice {
-  std::string label;
-  const GpuFacts* gpu = nullptr;   // NVML GPU
-  const PciDevice* pci = nullptr;  // its PCI function (GPU or NIC)
-  bool is_nic = false;
-  std::string cpu_affinity = "N/A";
-  std::string numa_affinity = "N/A";
-  std::string gpu_numa_id = "N/A";
-};
+// Every GPU NVML or CUDA reports, as discovery listed them: NVML index order, GPUs CUDA alone shows last. The
+// model keeps the GPUs CUDA hides under `visibility`.
+std::vector<const Gpu*> discovered_gpus(const System& system) {
+  std::vector<const Gpu*> gpus;
+  for (const auto& gpu : system.gpus) gpus.push_back(&gpu);
+  for (const auto& hidden : system.visibility.hidden) {
+    if (hidden.gpu) gpus.push_back(&*hidden.gpu);
+  }
+  std::stable_sort(gpus.begin(), gpus.end(), [](const Gpu* a, const Gpu* b) {
+    return a->nvml_index.value_or(INT_MAX) < b->nvml_index.value_or(INT_MAX);
+  });
+  return gpus;
+}
 
-const PairFacts* find_pair(const SystemFacts& facts, unsigned a, unsigned b) {
-  for (const auto& pair : facts.pairs) {
-    if (pair.a_nvml == a && pair.b_nvml == b) return &pair;
+std::vector<const Gpu*> nvml_gpus(const System& system) {
+  std::vector<const Gpu*> gpus;
+  for (const Gpu* gpu : discovered_gpus(system)) {
+    if (gpu->nvml_index) gpus.push_back(gpu);
+  }
+  return gpus;
+}
+
+// The ordered pair by NVML indices, hidden GPUs included.
+const GpuPair* nvml_pair(const System& system, int a, int b) {
+  for (const auto* list : {&system.pairs, &system.visibility.hidden_pairs}) {
+    for (const auto& pair : *list) {
+      if (pair.a_nvml_index == a && pair.b_nvml_index == b) return &pair;
+    }
   }
   return nullptr;
 }
 
-std::string numa_list(const std::vector<int>& nodes) { return nodes.empty() ? "N/A" : format_cpu_list(nodes); }
-
-std::vector<MatrixDevice> matrix_devices(const SystemFacts& facts) {
-  std::vector<MatrixDevice> devices;
-  const bool have_nvml = facts.nvml_gpu_count() > 0;
-  if (have_nvml) {
-    for (const auto& gpu : facts.gpus) {
-      if (!gpu.nvml_index) continue;
-      MatrixDevice device;
-      device.label = fmt::format("GPU{}", *gpu.nvml_index);
-      device.gpu = &gpu;
-      device.pci = gpu.pci ? &*gpu.pci : nullptr;
-      if (gpu.cpu_affinity.has()) device.cpu_affinity = format_cpu_list(*gpu.cpu_affinity);
-      device.numa_affinity = numa_list(gpu.numa_affinity);
-      if (gpu.nvml && gpu.nvml->gpu_numa_node.has()) device.gpu_numa_id = std::to_string(*gpu.nvml->gpu_numa_node);
-      devices.push_back(device);
-    }
-  } else {
-    int index = 0;
-    for (const PciDevice* pci : discover::sysfs_display_devices(facts.host)) {
-      MatrixDevice device;
-      device.label = fmt::format("GPU{}", index++);
-      device.pci = pci;
-      if (pci->local_cpulist) {
-        device.cpu_affinity = *pci->local_cpulist;
-        try {
-          device.numa_affinity = numa_list(discover::numa_nodes_of_cpus(facts.host.numa_nodes, parse_cpu_list(*pci->local_cpulist)));
-        } catch (const std::invalid_argument&) {
-          device.numa_affinity = "N/A";
-        }
-      }
-      devices.push_back(device);
-    }
-  }
-  int nic_index = 0;
-  for (const auto& nic : facts.host.nics) {
-    if (nic.kind != "infiniband" || !nic.pci_bdf) continue;
-    MatrixDevice device;
-    device.label = fmt::format("NIC{}", nic_index++);
-    device.pci = facts.host.pci.find(*nic.pci_bdf);
-    device.is_nic = true;
-    devices.push_back(device);
-  }
-  return devices;
-}
-
-std::string cell(const SystemFacts& facts, const MatrixDevice& row, const MatrixDevice& column) {
-  if (&row == &column) return " X ";
-  if (row.gpu != nullptr && column.gpu != nullptr) {
-    const PairFacts* pair = find_pair(facts, *row.gpu->nvml_index, *column.gpu->nvml_index);
-    if (pair != nullptr && pair->relation.has()) return *pair->relation;
-  }
-  if (row.pci != nullptr && column.pci != nullptr) return facts.host.pci.relation(*row.pci, *column.pci);
-  return "?";
-}
-
-std::string yes_no(const Fact<bool>& fact, const char* yes = "yes", const char* no = "no") {
-  return fact.has() ? (*fact ? yes : no) : "?";
-}
-
 template <typename T>
-std::string number(const Fact<T>& fact) {
+std::string number(const model::Known<T>& fact) {
   return fact.has() ? fmt::format("{}", *fact) : "?";
 }
 
-std::string gib(unsigned long long bytes) { return fmt::format("{:.1f} GiB", static_cast<double>(bytes) / (1ULL << 30)); }
+std::string gib(std::int64_t bytes) { return fmt::format("{:.1f} GiB", static_cast<double>(bytes) / (1ULL << 30)); }
 
-std::string pcie_text(const GpuFacts& gpu) {
-  if (gpu.nvml && gpu.nvml->pcie_current_gen.has() && gpu.nvml->pcie_current_width.has()) {
-    std::string text = fmt::format("Gen{} x{}", *gpu.nvml->pcie_current_gen, *gpu.nvml->pcie_current_width);
-    if (gpu.nvml->pcie_max_gen.has() && gpu.nvml->pcie_max_width.has()) {
-      text += fmt::format(" (max Gen{} x{})", *gpu.nvml->pcie_max_gen, *gpu.nvml->pcie_max_width);
-    }
+std::string pcie_text(const Gpu& gpu) {
+  const model::Pcie& pcie = gpu.pcie;
+  if (pcie.current_gen.has() && pcie.current_width.has()) {
+    std::string text = fmt::format("Gen{} x{}", *pcie.current_gen, *pcie.current_width);
+    if (pcie.max_gen.has() && pcie.max_width.has()) text += fmt::format(" (max Gen{} x{})", *pcie.max_gen, *pcie.max_width);
     return text;
   }
-  if (gpu.pci && gpu.pci->current_generation() && gpu.pci->current_width()) {
-    return fmt::format("Gen{} x{} (max Gen{} x{})", *gpu.pci->current_generation(), *gpu.pci->current_width(),
-                       gpu.pci->max_generation().value_or(0), gpu.pci->max_width().value_or(0));
+  // Without NVML: the trained link sysfs shows for the GPU's PCI function.
+  const auto generation = pcie.current_speed ? model::pcie_generation_of_speed(*pcie.current_speed) : std::nullopt;
+  if (generation && pcie.sysfs_current_width) {
+    const auto max_generation = pcie.max_speed ? model::pcie_generation_of_speed(*pcie.max_speed) : std::nullopt;
+    return fmt::format("Gen{} x{} (max Gen{} x{})", *generation, *pcie.sysfs_current_width, max_generation.value_or(0),
+                       pcie.sysfs_max_width.value_or(0));
   }
   return "?";
 }
 
-std::string gpu_table(const SystemFacts& facts) {
+std::string gpu_table(const System& system) {
   std::vector<std::vector<std::string>> rows = {{"CUDA", "NVML", "BDF", "NAME", "UUID", "SM", "MEMORY", "NUMA", "CPUS", "PCIE",
                                                  "MIG", "PERSIST", "SM MHZ", "THROTTLE", "ECC UNC", "UTIL", "PROCS"}};
-  for (const auto& gpu : facts.gpus) {
+  for (const Gpu* g : discovered_gpus(system)) {
+    const Gpu& gpu = *g;
     std::vector<std::string> row;
     row.push_back(gpu.cuda_ordinal ? std::to_string(*gpu.cuda_ordinal) : "-");
     row.push_back(gpu.nvml_index ? std::to_string(*gpu.nvml_index) : "-");
     row.push_back(gpu.pci_bdf);
     row.push_back(gpu.name);
     row.push_back(gpu.uuid);
-    const auto& nvml = gpu.nvml;
-    row.push_back(nvml && nvml->sm.has() ? std::to_string(*nvml->sm) : gpu.cuda ? std::to_string(gpu.cuda->sm) : "?");
-    row.push_back(nvml && nvml->memory_bytes.has() ? gib(*nvml->memory_bytes) : gpu.cuda ? gib(gpu.cuda->memory_bytes) : "?");
-    row.push_back(gpu.numa_node.has() ? std::to_string(*gpu.numa_node) : "-");
-    row.push_back(gpu.cpu_affinity.has() ? format_cpu_list(*gpu.cpu_affinity) : "?");
+    row.push_back(gpu.sm ? std::to_string(*gpu.sm) : "?");
+    row.push_back(gpu.memory_bytes ? gib(*gpu.memory_bytes) : "?");
+    row.push_back(gpu.numa_node ? std::to_string(*gpu.numa_node) : "-");
+    row.push_back(gpu.cpu_affinity.value_or("?"));
     std::string pcie = pcie_text(gpu);
-    if (gpu.pci && gpu.pci->current_width() && gpu.pci->max_width() && *gpu.pci->current_width() < *gpu.pci->max_width()) {
+    if (gpu.pcie.sysfs_current_width && gpu.pcie.sysfs_max_width && *gpu.pcie.sysfs_current_width < *gpu.pcie.sysfs_max_width) {
       pcie += " DEGRADED";
     }
     row.push_back(pcie);
-    if (!nvml) {
+    if (!gpu.nvml_reason.empty()) {  // no NVML facts for this GPU
       row.insert(row.end(), {"?", "?", "?", "?", "?", "?", "?"});
       rows.push_back(row);
       continue;
     }
-    row.push_back(nvml->mig_enabled.has() ? (*nvml->mig_enabled ? "enabled" : "off") : "?");
-    row.push_back(yes_no(nvml->persistence_mode, "on", "off"));
-    row.push_back(fmt::format("{}/{}", number(nvml->sm_clock_mhz), number(nvml->sm_max_clock_mhz)));
-    if (nvml->clock_event_reasons.has()) {
-      const auto names = discover::clock_event_reason_names(*nvml->clock_event_reasons);
-      row.push_back(names.empty() ? "none" : join(names, ","));
+    row.push_back(gpu.mig_mode ? (*gpu.mig_mode == "enabled" ? "enabled" : "off") : "?");
+    row.push_back(gpu.persistence_mode ? (*gpu.persistence_mode ? "on" : "off") : "?");
+    row.push_back(fmt::format("{}/{}", number(gpu.clocks.sm_mhz), number(gpu.clocks.sm_max_mhz)));
+    if (gpu.throttle_reasons) {
+      row.push_back(gpu.throttle_reasons->empty() ? "none" : join(*gpu.throttle_reasons, ","));
     } else {
       row.push_back("?");
     }
-    row.push_back(nvml->ecc_enabled.has() && !*nvml->ecc_enabled
+    row.push_back(gpu.ecc.enabled.has() && !*gpu.ecc.enabled
                       ? "ecc off"
-                      : fmt::format("{}/{}", number(nvml->ecc_volatile_uncorrected), number(nvml->ecc_aggregate_uncorrected)));
-    row.push_back(nvml->utilization_gpu_percent.has() ? fmt::format("{}%", *nvml->utilization_gpu_percent) : "?");
-    row.push_back(nvml->processes.has() ? std::to_string(nvml->processes->size()) : "?");
+                      : fmt::format("{}/{}", number(gpu.ecc.volatile_uncorrected), number(gpu.ecc.aggregate_uncorrected)));
+    row.push_back(gpu.utilization.gpu_percent ? fmt::format("{}%", *gpu.utilization.gpu_percent) : "?");
+    row.push_back(gpu.processes ? std::to_string(gpu.processes->size()) : "?");
     rows.push_back(row);
   }
   return aligned_table(rows, "  ");
 }
 
-std::string nvlink_summary(const SystemFacts& facts) {
+std::string nvlink_remote(const System& system, const model::Nvlink& link) {
+  std::string remote = link.remote_type.value_or("unknown");
+  if (remote == "gpu" && link.remote_bdf) {
+    const Gpu* peer = nullptr;
+    for (const Gpu* other : discovered_gpus(system)) {
+      if (other->pci_bdf == *link.remote_bdf) peer = other;
+    }
+    return peer != nullptr && peer->nvml_index ? fmt::format("GPU{}", *peer->nvml_index) : "GPU " + *link.remote_bdf;
+  }
+  return remote == "nvswitch" ? "NVSwitch" : remote;
+}
+
+std::string nvlink_summary(const System& system) {
   std::string out;
-  for (const auto& gpu : facts.gpus) {
-    if (!gpu.nvml) continue;
-    const std::string label = gpu.nvml_index ? fmt::format("GPU{}", *gpu.nvml_index) : gpu.pci_bdf;
-    const auto& links = gpu.nvml->nvlinks;
+  for (const Gpu* gpu : discovered_gpus(system)) {
+    if (!gpu->nvml_reason.empty()) continue;
+    const std::string label = gpu->nvml_index ? fmt::format("GPU{}", *gpu->nvml_index) : gpu->pci_bdf;
+    const auto& links = gpu->nvlink_list();
     if (links.empty()) {
-      out += fmt::format("  {}: no NVLink ({})\n", label, gpu.nvml->nvlink_reason);
+      out += fmt::format("  {}: no NVLink ({})\n", label, gpu->nvlinks.reason);
       continue;
     }
-    int active = 0;
+    int active = 0, unknown_speed = 0;
     double total_gbps = 0;
-    std::set<unsigned> speeds, versions;
-    int unknown_speed = 0;
+    std::set<long long> speeds;  // MB/s, as NVML reports them
+    std::set<int> versions;
     std::map<std::string, int> remotes;
-    unsigned long long replay = 0, recovery = 0, crc = 0;
+    std::int64_t replay = 0, recovery = 0, crc = 0;
     bool errors_known = true;
     for (const auto& link : links) {
       if (!link.active.value_or(false)) continue;
       ++active;
-      if (link.speed_mbyte_s.has()) {
-        speeds.insert(*link.speed_mbyte_s);
-        total_gbps += *link.speed_mbyte_s / 1000.0;
+      if (link.speed_gbps) {
+        speeds.insert(std::llround(*link.speed_gbps * 1000.0));
+        total_gbps += *link.speed_gbps;
       } else {
         ++unknown_speed;
       }
-      if (link.version.has()) versions.insert(*link.version);
-      std::string remote = link.remote_type.value_or("unknown");
-      if (remote == "gpu" && link.remote_bus_id.has()) {
-        const auto bdf = discover::canonical_bdf(*link.remote_bus_id).value_or(*link.remote_bus_id);
-        const GpuFacts* peer = nullptr;
-        for (const auto& other : facts.gpus) {
-          if (other.pci_bdf == bdf) peer = &other;
-        }
-        remote = peer != nullptr && peer->nvml_index ? fmt::format("GPU{}", *peer->nvml_index) : "GPU " + bdf;
-      } else if (remote == "nvswitch") {
-        remote = "NVSwitch";
-      }
-      ++remotes[remote];
-      if (link.replay_errors.has() && link.recovery_errors.has() && link.crc_errors.has()) {
-        replay += *link.replay_errors;
-        recovery += *link.recovery_errors;
-        crc += *link.crc_errors;
+      if (link.version) versions.insert(*link.version);
+      ++remotes[nvlink_remote(system, link)];
+      if (link.errors.replay && link.errors.recovery && link.errors.crc_flit) {
+        replay += *link.errors.replay;
+        recovery += *link.errors.recovery;
+        crc += *link.errors.crc_flit;
       } else {
         errors_known = false;
       }
     }
-    std::vector<std::string> speed_text;
-    for (unsigned s : speeds) speed_text.push_back(fmt::format("{:.3f}", s / 1000.0));
-    std::vector<std::string> remote_text;
+    std::vector<std::string> speed_text, remote_text, version_text;
+    for (const long long s : speeds) speed_text.push_back(fmt::format("{:.3f}", static_cast<double>(s) / 1000.0));
     for (const auto& [name, count] : remotes) remote_text.push_back(fmt::format("{} x{}", name, count));
-    std::vector<std::string> version_text;
-    for (unsigned v : versions) version_text.push_back(std::to_string(v));
+    for (const int v : versions) version_text.push_back(std::to_string(v));
     out += fmt::format("  {}: {}/{} links active", label, active, links.size());
     if (!version_text.empty()) out += ", NVLink " + join(version_text, "/");
     if (!speed_text.empty()) {
@@ -246,30 +199,28 @@ std::string nvlink_summary(const SystemFacts& facts) {
   return out;
 }
 
-std::string combined_p2p_matrix(const SystemFacts& facts) {
-  std::vector<const GpuFacts*> gpus;
-  for (const auto& gpu : facts.gpus) {
-    if (gpu.nvml_index) gpus.push_back(&gpu);
-  }
+std::string combined_p2p_matrix(const System& system) {
+  const std::vector<const Gpu*> gpus = nvml_gpus(system);
   if (gpus.empty()) return "";
   std::vector<std::vector<std::string>> rows;
   std::vector<std::string> header = {""};
-  for (const auto* gpu : gpus) header.push_back(fmt::format("GPU{}", *gpu->nvml_index));
+  for (const Gpu* gpu : gpus) header.push_back(fmt::format("GPU{}", *gpu->nvml_index));
   rows.push_back(header);
-  for (const auto* a : gpus) {
+  for (const Gpu* a : gpus) {
     std::vector<std::string> row = {fmt::format("GPU{}", *a->nvml_index)};
-    for (const auto* b : gpus) {
+    for (const Gpu* b : gpus) {
       if (a == b) {
         row.push_back("X");
         continue;
       }
-      const PairFacts* pair = find_pair(facts, *a->nvml_index, *b->nvml_index);
-      if (pair == nullptr || !pair->nvml) {
+      const GpuPair* pair = nvml_pair(system, *a->nvml_index, *b->nvml_index);
+      if (pair == nullptr || !pair->nvml_p2p) {
         row.push_back("?");
         continue;
       }
-      const std::vector<std::string> codes = {pair->nvml->p2p_read.value_or("?"), pair->nvml->p2p_write.value_or("?"),
-                                              pair->nvml->p2p_nvlink.value_or("?"), pair->nvml->p2p_atomics.value_or("?")};
+      const auto& p2p = *pair->nvml_p2p;
+      const std::vector<std::string> codes = {p2p.read.value_or("?"), p2p.write.value_or("?"), p2p.nvlink.value_or("?"),
+                                              p2p.atomics.value_or("?")};
       const bool all_ok = std::all_of(codes.begin(), codes.end(), [](const std::string& c) { return c == "OK"; });
       row.push_back(all_ok ? "OK" : join(codes, "/"));
     }
@@ -278,34 +229,34 @@ std::string combined_p2p_matrix(const SystemFacts& facts) {
   return aligned_table(rows, "  ");
 }
 
-std::string cuda_peer_matrix(const SystemFacts& facts) {
-  std::vector<const GpuFacts*> gpus;
-  for (const auto& gpu : facts.gpus) {
+std::string cuda_peer_matrix(const System& system) {
+  std::vector<const Gpu*> gpus;
+  for (const auto& gpu : system.gpus) {
     if (gpu.cuda_ordinal) gpus.push_back(&gpu);
   }
-  std::sort(gpus.begin(), gpus.end(), [](const GpuFacts* a, const GpuFacts* b) { return *a->cuda_ordinal < *b->cuda_ordinal; });
+  std::sort(gpus.begin(), gpus.end(), [](const Gpu* a, const Gpu* b) { return *a->cuda_ordinal < *b->cuda_ordinal; });
   if (gpus.size() < 2) return "";
   std::vector<std::vector<std::string>> rows;
   std::vector<std::string> header = {""};
-  for (const auto* gpu : gpus) header.push_back(fmt::format("CUDA{}", *gpu->cuda_ordinal));
+  for (const Gpu* gpu : gpus) header.push_back(fmt::format("CUDA{}", *gpu->cuda_ordinal));
   rows.push_back(header);
-  for (const auto* a : gpus) {
+  for (const Gpu* a : gpus) {
     std::vector<std::string> row = {fmt::format("CUDA{}", *a->cuda_ordinal)};
-    for (const auto* b : gpus) {
+    for (const Gpu* b : gpus) {
       if (a == b) {
         row.push_back("X");
         continue;
       }
-      const PairFacts* found = nullptr;
-      for (const auto& pair : facts.pairs) {
-        if (pair.a_cuda == a->cuda_ordinal && pair.b_cuda == b->cuda_ordinal) found = &pair;
+      const GpuPair* found = nullptr;
+      for (const auto& pair : system.pairs) {
+        if (pair.a == a->cuda_ordinal && pair.b == b->cuda_ordinal) found = &pair;
       }
-      if (found == nullptr || !found->cuda || !found->cuda->can_access_peer.has()) {
+      if (found == nullptr || !found->cuda_peer_access) {
         row.push_back("?");
-      } else if (!*found->cuda->can_access_peer) {
+      } else if (!*found->cuda_peer_access) {
         row.push_back("no");
       } else {
-        row.push_back(found->cuda->performance_rank.has() ? fmt::format("yes (rank {})", *found->cuda->performance_rank) : "yes");
+        row.push_back(found->cuda_performance_rank ? fmt::format("yes (rank {})", *found->cuda_performance_rank) : "yes");
       }
     }
     rows.push_back(row);
@@ -313,20 +264,20 @@ std::string cuda_peer_matrix(const SystemFacts& facts) {
   return aligned_table(rows, "  ");
 }
 
-std::string nic_lines(const SystemFacts& facts) {
+std::string nic_lines(const System& system) {
   std::string out;
-  for (const auto& nic : facts.host.nics) {
+  for (const auto& nic : system.nics) {
     std::string line = fmt::format("  {:<10} {:<10}", nic.name, nic.kind);
     line += nic.pci_bdf ? fmt::format(" {} ({})", *nic.pci_bdf, nic.bus) : fmt::format(" {}", nic.bus.empty() ? "no device" : nic.bus);
     if (nic.numa_node && *nic.numa_node >= 0) line += fmt::format(" NUMA {}", *nic.numa_node);
     for (const auto& port : nic.ports) {
       line += fmt::format(" port {} {}", port.port, port.state);
-      if (port.rate_gbit_s) line += fmt::format(" {:g} Gb/s", *port.rate_gbit_s);
+      if (port.rate_gbps) line += fmt::format(" {:g} Gb/s", *port.rate_gbps);
       if (!port.link_layer.empty()) line += " " + port.link_layer;
     }
     if (nic.kind != "infiniband") {
       if (nic.operstate) line += " " + *nic.operstate;
-      if (nic.speed_mbit_s) line += fmt::format(" {:g} Gb/s", *nic.speed_mbit_s / 1000.0);
+      if (nic.speed_mbps) line += fmt::format(" {:g} Gb/s", static_cast<double>(*nic.speed_mbps) / 1000.0);
     }
     out += line + "\n";
   }
@@ -334,114 +285,162 @@ std::string nic_lines(const SystemFacts& facts) {
 }
 
 // Each CUDA GPU's NICs, closest first, as `system.gpu_nics` records them.
-std::string gpu_nic_lines(const discover::LiveDiscovery& live, const discover::LiveModelCheck& check) {
-  const nlohmann::json gpus =
-      discover::gpu_nics_json(live.facts, live.synthesized.nets, check.ours ? check.ours->json : nlohmann::json());
+std::string gpu_nic_lines(const System& system) {
   std::string out;
-  for (const auto& gpu : gpus) {
-    if (gpu["nics"].empty()) continue;
+  for (const auto& gpu : system.gpu_nics) {
+    if (gpu.nics.empty()) continue;
     std::vector<std::string> parts;
-    for (const auto& nic : gpu["nics"]) {
-      std::string part = nic["name"].get<std::string>() + " " + nic["relation"].get<std::string>();
-      if (nic["nccl_net"].get<bool>()) {
+    for (const auto& nic : gpu.nics) {
+      std::string part = nic.name + " " + nic.relation;
+      if (nic.nccl_net) {
         part += " (NCCL NET";
-        if (nic["gdr_read"].is_string() && nic["gdr_write"].is_string()) {
-          part += ", GPUDirect RDMA read " + nic["gdr_read"].get<std::string>() + " / write " +
-                  nic["gdr_write"].get<std::string>();
-        }
+        if (nic.gdr_read && nic.gdr_write) part += ", GPUDirect RDMA read " + *nic.gdr_read + " / write " + *nic.gdr_write;
         part += ")";
       }
       parts.push_back(part);
     }
-    out += fmt::format("  CUDA{}{}: {}\n", gpu["cuda_ordinal"].get<int>(),
-                       gpu["nvml_index"].is_number() ? fmt::format(" (GPU{})", gpu["nvml_index"].get<int>()) : "",
-                       join(parts, ", "));
+    out += fmt::format("  CUDA{}{}: {}\n", gpu.cuda_ordinal.value_or(-1),
+                       gpu.nvml_index ? fmt::format(" (GPU{})", *gpu.nvml_index) : "", join(parts, ", "));
   }
   return out;
 }
 
-std::string numa_lines(const SystemFacts& facts) {
+std::string numa_lines(const System& system) {
   std::string out;
-  for (const auto& node : facts.host.numa_nodes) {
-    out += fmt::format("  node {}: CPUs {}", node.id, format_cpu_list(node.cpus));
-    if (node.memory_total_bytes) out += ", " + gib(static_cast<unsigned long long>(*node.memory_total_bytes));
+  for (const auto& node : system.numa_nodes) {
+    out += fmt::format("  node {}: CPUs {}", node.id, node.cpus);
+    if (node.memory_bytes) out += ", " + gib(*node.memory_bytes);
     out += "\n";
   }
   return out.empty() ? "  none listed\n" : out;
 }
 
-std::string version_text(const Fact<int>& version) {
-  return version.has() ? fmt::format("{}.{}", *version / 1000, (*version % 1000) / 10) : "?";
+std::string version_text(const std::optional<int>& version) {
+  return version ? fmt::format("{}.{}", *version / 1000, (*version % 1000) / 10) : "?";
 }
 
-std::string comparison_text(const discover::PathComparison& comparison, const std::string& what) {
-  if (comparison.identical()) return fmt::format("  {}: identical ({} path lines)\n", what, comparison.compared_lines);
+std::string comparison_text(const model::PathComparison& comparison, const std::string& what) {
+  if (comparison.identical) return fmt::format("  {}: identical ({} path lines)\n", what, comparison.compared_lines);
   std::string out = fmt::format("  {}: {} difference(s){}\n", what, comparison.differences.size(),
-                                comparison.equivalent() ? ", all explained by NCCL's version" : "");
+                                comparison.equivalent ? ", all explained by NCCL's version" : "");
   for (const auto& d : comparison.differences) {
     const std::string where = d.target.empty() ? d.node : d.node + " -> " + d.target;
-    out += fmt::format("    {}: linkscope {}, NCCL {}\n", where, d.ours.empty() ? "(none)" : d.ours,
-                       d.theirs.empty() ? "(none)" : d.theirs);
+    out += fmt::format("    {}: linkscope {}, NCCL {}\n", where, d.linkscope.value_or("(none)"), d.nccl.value_or("(none)"));
     out += fmt::format("      {}{}\n", d.expected ? "expected: " : "", d.explanation);
   }
   return out;
 }
 
+// The paths of the model as NCCL prints them ("GPU/0-60 :GPU/0-60 (0/5000.0/LOC) NET/0-0 (3/1.2/PHB) "), one line
+// per source node in the model's order, capped at NCCL's line length.
+std::vector<std::string> nccl_path_lines(const model::TopologyView& view) {
+  std::vector<std::string> lines;
+  std::vector<std::string> sources;
+  std::map<std::string, std::string> line_of;
+  std::set<std::string> capped;
+  for (const auto& path : view.paths) {
+    if (line_of.count(path.from) == 0) {
+      sources.push_back(path.from);
+      line_of[path.from] = path.from + " :";
+    }
+    if (capped.count(path.from) != 0) continue;
+    std::string& line = line_of[path.from];
+    line += fmt::format("{} ({}/{}/{}) ", path.to, path.count, topo::format_bw(static_cast<float>(path.bw)), path.type);
+    if (line.size() > topo::kNcclLineBytes) {
+      line = topo::cap_nccl_line(std::move(line));
+      capped.insert(path.from);
+    }
+  }
+  for (const auto& source : sources) lines.push_back(line_of[source]);
+  return lines;
+}
+
+std::string model_section(const model::Run& run) {
+  std::string out = "\nNCCL model of the synthesized topology (linkscope's NCCL 2.28.9 model; --dump-xml writes the XML):\n";
+  // No model: none was made, or NCCL would refuse the topology (the section then records only that).
+  if (!run.topology.present || run.topology.nodes.empty()) {
+    std::string reason;
+    for (const auto& error : run.errors) {
+      if (error.where == "model") reason = error.message;
+    }
+    out += "  unavailable: " + reason + "\n";
+  } else {
+    for (const auto& line : nccl_path_lines(run.topology)) out += "  " + line + "\n";
+    const std::string relations =
+        run.topology.relation_matrix ? topo::render_relation_matrix(*run.topology.relation_matrix) : std::string();
+    if (!relations.empty()) {
+      out += "\nThe model in nvidia-smi terms (GPUn = NCCL rank = CUDA ordinal; NCCL cannot tell NODE from PHB):\n";
+      out += relations;
+    }
+  }
+  if (run.system.synthesized_topology) {
+    for (const auto& note : run.system.synthesized_topology->notes) out += "  note: " + note + "\n";
+  }
+  return out;
+}
+
+std::string nccl_section(const System& system) {
+  const model::NcclTopologyProbe* nccl = system.nccl_topology ? &*system.nccl_topology : nullptr;
+  if (nccl == nullptr || nccl->status == "skipped") return "\nNCCL's own topology: not asked (--no-nccl)\n";
+  if (nccl->status != "ok") return fmt::format("\nNCCL's own topology: {}: {}\n", nccl->status, nccl->reason.value_or(""));
+  std::string out = fmt::format("\nNCCL {} built its own topology over {} GPU(s) (ncclCommInitAll {:.2f} s):\n",
+                                nccl->nccl_version.value_or(""), nccl->device_count.value_or(0),
+                                nccl->init_seconds.value_or(0));
+  if (nccl->versus_nccl_dump) {
+    out += comparison_text(*nccl->versus_nccl_dump, "synthesized XML vs NCCL's dump (both through linkscope's model)");
+  }
+  if (nccl->versus_nccl_log) out += comparison_text(*nccl->versus_nccl_log, "linkscope's paths vs the paths NCCL printed");
+  return out;
+}
+
 }  // namespace
 
-std::string render_smi_matrix(const SystemFacts& facts) {
-  const std::vector<MatrixDevice> devices = matrix_devices(facts);
-  if (devices.empty()) return "";
+std::string render_smi_matrix(const System& system) {
+  if (!system.smi_matrix || system.smi_matrix->labels.empty()) return "";
+  const model::SmiMatrix& matrix = *system.smi_matrix;
   std::vector<std::string> header = {""};
-  for (const auto& device : devices) header.push_back(device.label);
+  header.insert(header.end(), matrix.labels.begin(), matrix.labels.end());
   header.insert(header.end(), {"CPU Affinity", "NUMA Affinity", "GPU NUMA ID"});
   std::string out = join(header, "\t") + "\n";
-  for (const auto& row : devices) {
-    std::vector<std::string> cells = {row.label};
-    for (const auto& column : devices) cells.push_back(cell(facts, row, column));
-    if (row.is_nic) {
-      cells.insert(cells.end(), {"", "", "", ""});
+  const std::size_t gpu_rows = matrix.cpu_affinity.size();
+  for (std::size_t r = 0; r < matrix.labels.size() && r < matrix.cells.size(); ++r) {
+    std::vector<std::string> cells = {matrix.labels[r]};
+    for (const auto& cell : matrix.cells[r]) cells.push_back(cell == "X" ? " X " : cell);
+    if (r < gpu_rows) {
+      cells.insert(cells.end(), {matrix.cpu_affinity[r], r < matrix.numa_affinity.size() ? matrix.numa_affinity[r] : "N/A",
+                                 "", r < matrix.gpu_numa_id.size() ? matrix.gpu_numa_id[r] : "N/A"});
     } else {
-      cells.insert(cells.end(), {row.cpu_affinity, row.numa_affinity, "", row.gpu_numa_id});
+      cells.insert(cells.end(), {"", "", "", ""});
     }
     out += join(cells, "\t") + "\n";
   }
   out += "\n";
   out += kSmiLegend;
-  std::string nic_legend;
-  for (const auto& device : devices) {
-    if (!device.is_nic) continue;
-    for (const auto& nic : facts.host.nics) {
-      if (nic.kind == "infiniband" && nic.pci_bdf && device.pci != nullptr && *nic.pci_bdf == device.pci->bdf) {
-        nic_legend += fmt::format("  {}: {}\n", device.label, nic.name);
-      }
-    }
+  if (!matrix.nic_legend.empty()) {
+    out += "\nNIC Legend:\n\n";
+    for (const auto& line : matrix.nic_legend) out += "  " + line + "\n";
   }
-  if (!nic_legend.empty()) out += "\nNIC Legend:\n\n" + nic_legend;
   return out;
 }
 
-std::string render_p2p_matrix(const SystemFacts& facts, const std::string& capability) {
-  std::vector<const GpuFacts*> gpus;
-  for (const auto& gpu : facts.gpus) {
-    if (gpu.nvml_index) gpus.push_back(&gpu);
-  }
+std::string render_p2p_matrix(const System& system, const std::string& capability) {
+  const std::vector<const Gpu*> gpus = nvml_gpus(system);
   if (gpus.empty()) return "";
   std::string out = " \t";
-  for (const auto* gpu : gpus) out += fmt::format("GPU{}\t", *gpu->nvml_index);
+  for (const Gpu* gpu : gpus) out += fmt::format("GPU{}\t", *gpu->nvml_index);
   out += "\n";
-  for (const auto* a : gpus) {
+  for (const Gpu* a : gpus) {
     out += fmt::format(" GPU{}\t", *a->nvml_index);
-    for (const auto* b : gpus) {
+    for (const Gpu* b : gpus) {
       std::string code = "X";
       if (a != b) {
-        const PairFacts* pair = find_pair(facts, *a->nvml_index, *b->nvml_index);
-        const Fact<std::string>* status = nullptr;
-        if (pair != nullptr && pair->nvml) {
-          if (capability == "read") status = &pair->nvml->p2p_read;
-          if (capability == "write") status = &pair->nvml->p2p_write;
-          if (capability == "nvlink") status = &pair->nvml->p2p_nvlink;
-          if (capability == "atomics") status = &pair->nvml->p2p_atomics;
+        const GpuPair* pair = nvml_pair(system, *a->nvml_index, *b->nvml_index);
+        const model::Known<std::string>* status = nullptr;
+        if (pair != nullptr && pair->nvml_p2p) {
+          if (capability == "read") status = &pair->nvml_p2p->read;
+          if (capability == "write") status = &pair->nvml_p2p->write;
+          if (capability == "nvlink") status = &pair->nvml_p2p->nvlink;
+          if (capability == "atomics") status = &pair->nvml_p2p->atomics;
         }
         code = status != nullptr && status->has() ? **status : "?";
       }
@@ -452,86 +451,75 @@ std::string render_p2p_matrix(const SystemFacts& facts, const std::string& capab
   return out;
 }
 
-std::string render_sysfs_only_text(const SystemFacts& facts) {
+std::string render_sysfs_only_text(const System& system) {
   std::string out = fmt::format("linkscope topo: sysfs only{}\n",
-                                facts.host.sysfs_root == "/" ? "" : fmt::format(" (root {})", facts.host.sysfs_root));
-  out += fmt::format("NVIDIA driver: unavailable: {}\n", facts.driver.reason);
+                                system.sysfs_root == "/" ? "" : fmt::format(" (root {})", system.sysfs_root));
+  out += fmt::format("NVIDIA driver: unavailable: {}\n", system.driver.reason);
   out += "\nPCI display devices (class 0x03):\n";
   std::vector<std::vector<std::string>> rows = {{"BDF", "CLASS", "VENDOR", "DEVICE", "NUMA", "CPUS", "LINK (current / max)"}};
-  for (const PciDevice* device : discover::sysfs_display_devices(facts.host)) {
-    const auto numa = device->numa_node_id();
+  auto width = [](const std::optional<int>& w) { return w ? std::to_string(*w) : std::string("?"); };
+  for (const auto& device : system.pci_display_devices) {
     std::string link = "?";
-    if (device->current_link_speed && device->max_link_speed) {
-      link = fmt::format("{} x{} / {} x{}", *device->current_link_speed, device->current_link_width.value_or("?"),
-                         *device->max_link_speed, device->max_link_width.value_or("?"));
+    if (device.current_link_speed && device.max_link_speed) {
+      link = fmt::format("{} x{} / {} x{}", *device.current_link_speed, width(device.current_width),
+                         *device.max_link_speed, width(device.max_width));
     }
-    rows.push_back({device->bdf, device->class_id.value_or("?"), device->vendor.value_or("?"), device->device.value_or("?"),
-                    numa && *numa >= 0 ? std::to_string(*numa) : "-", device->local_cpulist.value_or("?"), link});
+    rows.push_back({device.pci_bdf, device.class_id.value_or("?"), device.vendor.value_or("?"), device.device.value_or("?"),
+                    device.numa_node && *device.numa_node >= 0 ? std::to_string(*device.numa_node) : "-",
+                    device.local_cpulist.value_or("?"), link});
   }
   out += rows.size() > 1 ? aligned_table(rows, "  ") : "  none\n";
-  const std::string matrix = render_smi_matrix(facts);
+  const std::string matrix = render_smi_matrix(system);
   if (!matrix.empty()) out += "\nPCIe relations from sysfs (no NVLink information without the driver):\n" + matrix;
-  out += "\nNUMA nodes:\n" + numa_lines(facts);
-  out += "\nNetwork devices:\n" + nic_lines(facts);
-  for (const auto& warning : facts.host.warnings) out += "warning: " + warning + "\n";
+  out += "\nNUMA nodes:\n" + numa_lines(system);
+  out += "\nNetwork devices:\n" + nic_lines(system);
+  for (const auto& warning : system.warnings) out += "warning: " + warning + "\n";
   return out;
 }
 
-std::string render_topo_live_text(const discover::LiveDiscovery& live, const discover::LiveModelCheck& check) {
-  const SystemFacts& facts = live.facts;
+std::string render_topo_live_text(const model::Run& run) {
+  const System& system = run.system;
   std::string out = fmt::format(
       "linkscope topo: driver {} (CUDA {}), CUDA runtime {}: {} GPU(s) in NVML, {} visible to CUDA\n",
-      facts.driver.version.value_or("?"), version_text(facts.driver.cuda_driver_version), version_text(facts.cuda.runtime_version),
-      facts.nvml_gpu_count(), facts.cuda.device_count);
-  if (!facts.cuda.available) out += fmt::format("CUDA: unavailable: {}\n", facts.cuda.reason);
+      system.driver.version.value_or("?"), version_text(system.driver.cuda_driver_version),
+      version_text(system.cuda.runtime_version), system.visibility.nvml_gpu_count.value_or(0), system.cuda.device_count);
+  if (!system.cuda.available) out += fmt::format("CUDA: unavailable: {}\n", system.cuda.reason);
   out += "\nTopology (as nvidia-smi topo -m; GPUn = NVML index):\n";
-  out += render_smi_matrix(facts);
-  out += "\nGPUs:\n" + gpu_table(facts);
-  for (const auto& hidden : facts.mapping.hidden) {
-    out += fmt::format("  NVML GPU {} ({}, {}) is not visible to CUDA: {}\n", hidden.nvml_index, hidden.pci_bdf, hidden.uuid,
-                       hidden.reason);
+  out += render_smi_matrix(system);
+  out += "\nGPUs:\n" + gpu_table(system);
+  for (const auto& hidden : system.visibility.hidden) {
+    out += fmt::format("  NVML GPU {} ({}, {}) is not visible to CUDA: {}\n", hidden.nvml_index.value_or(-1),
+                       hidden.pci_bdf, hidden.uuid, hidden.reason);
   }
-  for (const auto& note : facts.mapping.notes) out += "  note: " + note + "\n";
-  const std::string nvlinks = nvlink_summary(facts);
+  for (const auto& note : system.visibility.notes) out += "  note: " + note + "\n";
+  const std::string nvlinks = nvlink_summary(system);
   if (!nvlinks.empty()) out += "\nNVLink (as nvidia-smi nvlink -s, per direction):\n" + nvlinks;
-  const std::string p2p = combined_p2p_matrix(facts);
+  const std::string p2p = combined_p2p_matrix(system);
   if (!p2p.empty()) {
     out += "\nNVML P2P status (read/write/nvlink/atomics; OK = all four; as nvidia-smi topo -p2p r|w|n|a):\n" + p2p;
   }
-  const std::string peers = cuda_peer_matrix(facts);
+  const std::string peers = cuda_peer_matrix(system);
   if (!peers.empty()) out += "\nCUDA peer access (cudaDeviceCanAccessPeer, performance rank; by CUDA ordinal):\n" + peers;
-  out += "\nNUMA nodes:\n" + numa_lines(facts);
-  out += "\nNetwork devices:\n" + nic_lines(facts);
-  const std::string gpu_nics = gpu_nic_lines(live, check);
+  out += "\nNUMA nodes:\n" + numa_lines(system);
+  out += "\nNetwork devices:\n" + nic_lines(system);
+  const std::string gpu_nics = gpu_nic_lines(system);
   if (!gpu_nics.empty()) out += "\nNICs per GPU, closest first (nvidia-smi words; GPUDirect RDMA as NCCL's model allows it):\n" + gpu_nics;
-
-  out += "\nNCCL model of the synthesized topology (linkscope's NCCL 2.28.9 model; --dump-xml writes the XML):\n";
-  if (!check.ours) {
-    out += "  unavailable: " + check.reason + "\n";
-  } else {
-    for (const auto& line : check.ours->path_lines) out += "  " + line + "\n";
-    if (!check.ours->relation_matrix.empty()) {
-      out += "\nThe model in nvidia-smi terms (GPUn = NCCL rank = CUDA ordinal; NCCL cannot tell NODE from PHB):\n";
-      out += check.ours->relation_matrix;
-    }
-  }
-  for (const auto& note : check.notes) out += "  note: " + note + "\n";
-  const discover::NcclProbeResult* nccl = live.nccl ? &*live.nccl : nullptr;
-  if (nccl == nullptr) {
-    out += "\nNCCL's own topology: not asked (--no-nccl)\n";
-  } else if (nccl->status != "ok") {
-    out += fmt::format("\nNCCL's own topology: {}: {}\n", nccl->status, nccl->reason);
-  } else {
-    out += fmt::format("\nNCCL {} built its own topology over {} GPU(s) (ncclCommInitAll {:.2f} s):\n", nccl->nccl_version,
-                       nccl->device_count, nccl->init_seconds);
-    if (check.versus_nccl_dump) {
-      out += comparison_text(*check.versus_nccl_dump, "synthesized XML vs NCCL's dump (both through linkscope's model)");
-    }
-    if (check.versus_nccl_log) out += comparison_text(*check.versus_nccl_log, "linkscope's paths vs the paths NCCL printed");
-  }
-  for (const auto& error : facts.errors) out += "error: " + error + "\n";
-  for (const auto& warning : facts.host.warnings) out += "warning: " + warning + "\n";
+  out += model_section(run);
+  out += nccl_section(system);
+  for (const auto& error : system.errors) out += "error: " + error + "\n";
+  for (const auto& warning : system.warnings) out += "warning: " + warning + "\n";
   return out;
+}
+
+std::string render_topo_text(const model::Run& run) {
+  // A system section discovery filled (it always records the sysfs root it read).
+  const bool discovered = !run.system.sysfs_root.empty();
+  const std::string detail = !discovered ? std::string()
+                             : run.system.driver.available ? render_topo_live_text(run)
+                                                           : render_sysfs_only_text(run.system);
+  if (!has_hosts(run)) return detail;
+  return mpi_job_line(run, "topo") + "\n" + render_hosts_text(run) +
+         fmt::format("\nThis host in detail: {} (rank 0)\n", run.config.host) + detail;
 }
 
 }  // namespace linkscope::report

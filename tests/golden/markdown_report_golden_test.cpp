@@ -12,7 +12,7 @@ class MarkdownGolden : public ::testing::TestWithParam<const char*> {};
 
 TEST_P(MarkdownGolden, MatchesExpected) {
   const std::string name = GetParam();
-  const RunDocument run = test::diagnosed_fixture(name + ".json");
+  const model::Run run = test::diagnosed_fixture(name + ".json");
   MarkdownOptions options;
   options.link_svg_files = true;
   test::expect_golden(name + ".md", render_markdown(run, options));
@@ -31,7 +31,7 @@ INSTANTIATE_TEST_SUITE_P(Runs, MarkdownGolden,
                          });
 
 TEST(MarkdownGoldenTopologyFile, GpuWithoutNvlink) {
-  const RunDocument run = test::diagnosed_topology_file("topo-variants/hgx-h200-gpu5-no-nvlink.xml");
+  const model::Run run = test::diagnosed_topology_file("topo-variants/hgx-h200-gpu5-no-nvlink.xml");
   MarkdownOptions options;
   options.link_svg_files = true;
   test::expect_golden("hgx-h200-gpu5-no-nvlink.md", render_markdown(run, options));

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include "saved_run.hpp"
 #include "support/run_command.hpp"
 
 namespace linkscope::test {
@@ -20,6 +21,12 @@ inline void expect_p2p_golden(const std::string& name, const std::string& actual
   const std::string expected = read_text(path);
   ASSERT_FALSE(expected.empty()) << "missing golden file " << path << " (run with LINKSCOPE_UPDATE_GOLDEN=1)";
   EXPECT_EQ(actual, expected) << "golden file " << path << " differs; LINKSCOPE_UPDATE_GOLDEN=1 rewrites it";
+}
+
+// The live text against its golden file, and the report of the command's saved `run` against the live text.
+inline void expect_p2p_golden_and_report(const std::string& name, const model::Run& run, const std::string& live) {
+  expect_p2p_golden(name, live);
+  expect_report_prints_the_live_text(run, live);
 }
 
 }  // namespace linkscope::test

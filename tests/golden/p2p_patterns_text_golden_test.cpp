@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "p2p_golden_support.hpp"
+#include "plan/pattern_spec.hpp"
 
 namespace linkscope {
 namespace {
@@ -31,6 +32,13 @@ model::PatternResult pattern(const std::string& name, std::vector<plan::Directed
   return r;
 }
 
+// The golden text, and the same text from the saved run of the `linkscope patterns` that measured `patterns`.
+void expect_patterns_text(const std::string& golden, const model::PatternRun& patterns) {
+  model::Run run = model::make_run("patterns", {"linkscope", "patterns"});
+  run.measurements.patterns = patterns;
+  test::expect_p2p_golden_and_report(golden, run, report::render_patterns_text(patterns));
+}
+
 model::PatternRun base_run() {
   model::PatternRun run;
   run.config = {{"bytes", 256 << 20}, {"method", "ce"}, {"sm_kernel", nullptr}, {"verify", true}};
@@ -50,7 +58,7 @@ TEST(P2pPatternsTextGolden, TwoGpusWithSkippedPresets) {
     skipped.reason = preset.skip_reason;
     run.patterns.push_back(skipped);
   }
-  test::expect_p2p_golden("patterns_two_gpus.txt", report::render_patterns_text(run));
+  expect_patterns_text("patterns_two_gpus.txt", run);
 }
 
 TEST(P2pPatternsTextGolden, NumaSweepOverTwoNodes) {
@@ -58,7 +66,7 @@ TEST(P2pPatternsTextGolden, NumaSweepOverTwoNodes) {
   run.patterns = {pattern("single", {{0, 1}}, 393.1, 0), pattern("bidirectional", {{0, 1}, {1, 0}}, 778.4, 0),
                   pattern("single", {{0, 1}}, 392.9, 1), pattern("bidirectional", {{0, 1}, {1, 0}}, 760.0, 1)};
   run.numa = model::summarize_numa_sweep({0, 1}, run.patterns);
-  test::expect_p2p_golden("patterns_numa.txt", report::render_patterns_text(run));
+  expect_patterns_text("patterns_numa.txt", run);
 }
 
 }  // namespace

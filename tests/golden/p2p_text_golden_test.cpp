@@ -9,6 +9,13 @@ namespace linkscope {
 namespace {
 
 using model::CopyPoint;
+
+// The golden text, and the same text from the saved run of a `linkscope p2p` that measured `results`.
+void expect_p2p_text(const std::string& golden, const model::P2pResults& results) {
+  model::Run run = model::make_run("p2p", {"linkscope", "p2p"});
+  run.measurements.p2p = results;
+  test::expect_p2p_golden_and_report(golden, run, report::render_p2p_text(results));
+}
 using model::PointStatus;
 
 // A point with a fixed time per copy; bandwidth follows from it (as the engine computes it).
@@ -82,7 +89,7 @@ model::P2pResults two_h200() {
 }
 
 TEST(P2pTextGolden, TwoGpusBothMethods) {
-  test::expect_p2p_golden("two_gpus.txt", report::render_p2p_text(two_h200()));
+  expect_p2p_text("two_gpus.txt", two_h200());
 }
 
 TEST(P2pTextGolden, NoPeerAccessWrongDataAndBidirectional) {
@@ -119,7 +126,7 @@ TEST(P2pTextGolden, NoPeerAccessWrongDataAndBidirectional) {
   r.request.measure_latency = false;
   r.request.measure_host = false;
   model::mark_latency_dominated(r.points, r.latency);
-  test::expect_p2p_golden("na_wrong_bidir.txt", report::render_p2p_text(r));
+  expect_p2p_text("na_wrong_bidir.txt", r);
 }
 
 TEST(P2pTextGolden, PointerChaseVariantsGetATableOfTheirOwn) {
@@ -149,7 +156,7 @@ TEST(P2pTextGolden, PointerChaseVariantsGetATableOfTheirOwn) {
   failed.latency_ns.reset();
   failed.reason = "an illustrative failure";
   r.latency = latency;
-  test::expect_p2p_golden("chase_variants.txt", report::render_p2p_text(r));
+  expect_p2p_text("chase_variants.txt", r);
 }
 
 TEST(P2pTextGolden, TuningRunTablesShapesByPair) {
@@ -176,7 +183,7 @@ TEST(P2pTextGolden, TuningRunTablesShapesByPair) {
   failed.status = PointStatus::kError;
   failed.reason = "SM kernel 'vec t1024 c2 u16' cannot run on GPU 1: a CTA of 1024 threads needs more registers";
   r.points.push_back(failed);
-  test::expect_p2p_golden("tuning.txt", report::render_p2p_text(r));
+  expect_p2p_text("tuning.txt", r);
 }
 
 }  // namespace

@@ -8,8 +8,9 @@
 
 #include <gtest/gtest.h>
 
-#include "core/run.hpp"
 #include "diagnose/diagnose.hpp"
+#include "model/run.hpp"
+#include "model/run_file.hpp"
 #include "support/run_command.hpp"
 
 namespace linkscope::test {
@@ -45,13 +46,13 @@ inline void expect_golden(const std::string& name, const std::string& actual) {
 }
 
 // A fixture run (tests/fixtures/runs) with its diagnosis.
-inline RunDocument diagnosed_fixture(const std::string& name) {
-  RunDocument run = read_run_file(fixture("runs/" + name));
-  diagnose::diagnose(run);
+inline model::Run diagnosed_fixture(const std::string& name) {
+  model::Run run = model::read_run_file(fixture("runs/" + name));
+  diagnose::diagnose_into(run);
   return run;
 }
 
 // A topology file alone, diagnosed as `doctor --xml` does, with fixed run metadata so the output is stable.
-RunDocument diagnosed_topology_file(const std::string& relative_xml);
+model::Run diagnosed_topology_file(const std::string& relative_xml);
 
 }  // namespace linkscope::test

@@ -6,18 +6,18 @@
 
 namespace linkscope::test {
 
-RunDocument diagnosed_topology_file(const std::string& relative_xml) {
-  RunDocument run;
-  run.tool = {{"name", "linkscope"}, {"version", "fixture"}, {"git", "fixture"}};
-  run.config = {{"subcommand", "doctor"},
-                {"argv", {"linkscope", "doctor", "--xml", relative_xml}},
-                {"started_at", "2026-11-29T22:38:56Z"},
-                {"host", "fixture"}};
+model::Run diagnosed_topology_file(const std::string& relative_xml) {
+  model::Run run;
+  run.tool = {"linkscope", "fixture", "fixture"};
+  run.config.subcommand = "doctor";
+  run.config.argv = {"linkscope", "doctor", "--xml", relative_xml};
+  run.config.started_at = "2026-11-29T22:38:56Z";
+  run.config.host = "fixture";
   const Environment env = Environment::from_map({});
-  run.environment = {{"variables", env.relevant()}};
+  run.environment.variables = env.relevant();
   // Loaded under its repository-relative name so the golden output does not depend on where the clone lives.
-  run.model = topo::model_to_json(topo::load_topology_string(read_text(fixture(relative_xml)), relative_xml, env));
-  diagnose::diagnose(run, true);
+  run.topology = topo::topology_view(topo::load_topology_string(read_text(fixture(relative_xml)), relative_xml, env));
+  diagnose::diagnose_into(run, true);
   return run;
 }
 

@@ -21,23 +21,23 @@ void expect_svg(const std::string& file, const std::string& svg) {
 }
 
 TEST(SvgGolden, HealthyTwoGpuCharts) {
-  const RunDocument run = test::diagnosed_fixture("h200x2-healthy.json");
+  const model::Run run = test::diagnosed_fixture("h200x2-healthy.json");
   const ReportData data = collect_report_data(run);
-  const auto svgs = report_svgs(run, data);
+  const auto svgs = report_svgs(data);
   ASSERT_EQ(svgs.size(), 7u);  // topology, 3 heatmaps, CE sizes, collectives, ladder
   for (const auto& svg : svgs) expect_svg("h200x2-healthy." + svg.file, svg.svg);
 }
 
 TEST(SvgGolden, EightGpuHeatmapWithOneSlowGpuAndTopology) {
-  const RunDocument run = test::diagnosed_fixture("hgx-h200-8gpu-synthetic-gpu5-slow.json");
+  const model::Run run = test::diagnosed_fixture("hgx-h200-8gpu-synthetic-gpu5-slow.json");
   const ReportData data = collect_report_data(run);
-  for (const auto& svg : report_svgs(run, data)) expect_svg("hgx8-slow." + svg.file, svg.svg);
+  for (const auto& svg : report_svgs(data)) expect_svg("hgx8-slow." + svg.file, svg.svg);
 }
 
 TEST(SvgGolden, TopologyFromTheModelWithAGpuWithoutNvlink) {
-  const RunDocument run = test::diagnosed_topology_file("topo-variants/hgx-h200-gpu5-no-nvlink.xml");
+  const model::Run run = test::diagnosed_topology_file("topo-variants/hgx-h200-gpu5-no-nvlink.xml");
   const ReportData data = collect_report_data(run);
-  const auto svgs = report_svgs(run, data);
+  const auto svgs = report_svgs(data);
   ASSERT_EQ(svgs.size(), 1u);
   expect_svg("hgx8-no-nvlink.topology.svg", svgs.front().svg);
 }

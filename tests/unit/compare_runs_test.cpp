@@ -4,19 +4,31 @@
 
 #include "core/error.hpp"
 #include "diagnose/diagnose.hpp"
-#include "diagnose_test_runs.hpp"
+#include "model/run_file.hpp"
 #include "report/compare_runs.hpp"
 #include "support/run_command.hpp"
 
 namespace linkscope::report {
 namespace {
 
-using test::copy_point;
-using test::kMiB;
+constexpr std::uint64_t kMiB = 1024ull * 1024ull;
 
-RunDocument with_copy(double gbps, nlohmann::json cv, std::uint64_t bytes = 512 * kMiB) {
-  RunDocument run = test::nvswitch_run(2);
-  test::add_copies(run, nlohmann::json::array({copy_point(0, 1, "ce", bytes, gbps, cv)}));
+model::Run fixture_run(const std::string& name) { return model::read_run_file(test::fixture("runs/" + name)); }
+
+// The 2 x H200 machine (NV18 through NVSwitch) with one CE copy GPU0->GPU1 as its only measurement; `cv` 0 means
+// the run recorded no noise estimate.
+model::Run with_copy(double gbps, double cv, std::uint64_t bytes = 512 * kMiB) {
+  model::Run run = fixture_run("h200x2-healthy.json");
+  run.measurements = {};
+  model::CopyPoint point;
+  point.src = 0;
+  point.dst = 1;
+  point.method = "ce";
+  point.bytes = bytes;
+  point.bandwidth_gbps = model::Stat3{gbps, gbps, gbps, gbps};
+  point.cv = cv;
+  run.measurements.p2p = model::P2pResults{};
+  run.measurements.p2p->points.push_back(point);
   return run;
 }
 
@@ -30,7 +42,7 @@ TEST(CompareRuns, ThresholdIsAPercentage) {
 }
 
 TEST(CompareRuns, SameRunHasNoChange) {
-  const RunDocument run = read_run_file(test::fixture("runs/h200x2-healthy.json"));
+  const model::Run run = fixture_run("h200x2-healthy.json");
   const Comparison c = compare_runs(run, run, 0.05);
   EXPECT_TRUE(c.changes.empty());
   EXPECT_FALSE(c.regressed());
@@ -49,29 +61,31 @@ TEST(CompareRuns, ChangeWithinCombinedNoiseIsNotAChange) {
   EXPECT_EQ(c.changes[0].kind, ChangeKind::kWorse);
   EXPECT_TRUE(c.regressed());
   // Without noise estimates the threshold decides; improvements are listed, never regressions.
-  c = compare_runs(with_copy(300.0, nullptr), with_copy(390.0, nullptr), 0.05);
+  c = compare_runs(with_copy(300.0, 0), with_copy(390.0, 0), 0.05);
   ASSERT_EQ(c.changes.size(), 1u);
   EXPECT_EQ(c.changes[0].kind, ChangeKind::kBetter);
   EXPECT_FALSE(c.regressed());
-  EXPECT_TRUE(compare_runs(with_copy(390.0, nullptr), with_copy(380.0, nullptr), 0.05).changes.empty());
+  EXPECT_TRUE(compare_runs(with_copy(390.0, 0), with_copy(380.0, 0), 0.05).changes.empty());
 }
 
 TEST(CompareRuns, LatencyBoundPointsCompareTimeWithAnAssumedNoise) {
   // 8 KiB copy: 20% slower time without CV stays within 2 x 25% assumed noise.
-  Comparison c = compare_runs(with_copy(0.5, nullptr, 8192), with_copy(0.4167, nullptr, 8192), 0.05);
+  Comparison c = compare_runs(with_copy(0.5, 0, 8192), with_copy(0.4167, 0, 8192), 0.05);
   EXPECT_TRUE(c.changes.empty());
-  c = compare_runs(with_copy(0.5, nullptr, 8192), with_copy(0.2, nullptr, 8192), 0.05);
+  c = compare_runs(with_copy(0.5, 0, 8192), with_copy(0.2, 0, 8192), 0.05);
   ASSERT_EQ(c.changes.size(), 1u);
   EXPECT_NE(c.changes[0].what.find("(time)"), std::string::npos);
   EXPECT_EQ(c.changes[0].kind, ChangeKind::kWorse);
 }
 
 TEST(CompareRuns, NewWarningFindingAndLostNvlinksAreRegressions) {
-  RunDocument base = test::nvswitch_run(2);
-  RunDocument current = test::nvswitch_run(2);
-  current.system["gpus"][1] = test::gpu_json(1, 16);
-  diagnose::diagnose(base);
-  diagnose::diagnose(current);
+  model::Run base = fixture_run("h200x2-healthy.json");
+  model::Run current = base;
+  auto& gpu1_links = *current.system.gpus[1].nvlinks;
+  ASSERT_EQ(gpu1_links.size(), 18u);
+  for (std::size_t l = 16; l < gpu1_links.size(); ++l) gpu1_links[l].active = false;
+  diagnose::diagnose_into(base);
+  diagnose::diagnose_into(current);
   const Comparison c = compare_runs(base, current, 0.05);
   EXPECT_TRUE(c.regressed());
   bool finding = false, links = false;
@@ -88,11 +102,11 @@ TEST(CompareRuns, NewWarningFindingAndLostNvlinksAreRegressions) {
 }
 
 TEST(CompareRuns, TwoRealNcclTestsRunsAgreeAndABusyGpuRegresses) {
-  const RunDocument healthy = read_run_file(test::fixture("runs/h200x2-healthy.json"));
-  const RunDocument rerun = read_run_file(test::fixture("runs/h200x2-rerun.json"));
+  const model::Run healthy = fixture_run("h200x2-healthy.json");
+  const model::Run rerun = fixture_run("h200x2-rerun.json");
   EXPECT_FALSE(compare_runs(healthy, rerun, 0.05).regressed());
-  RunDocument busy = read_run_file(test::fixture("runs/h200x2-busy-gpu1.json"));
-  diagnose::diagnose(busy);
+  model::Run busy = fixture_run("h200x2-busy-gpu1.json");
+  diagnose::diagnose_into(busy);
   const Comparison c = compare_runs(healthy, busy, 0.05);
   EXPECT_TRUE(c.regressed());
   const std::string text = render_comparison_text(c);

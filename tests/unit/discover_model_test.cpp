@@ -1,8 +1,8 @@
 // The synthesized XML through linkscope's NCCL model (src/topo): the same paths as NCCL's own dump.
 #include <gtest/gtest.h>
 
-#include "discover/live_system.hpp"
 #include "discover/live_model_check.hpp"
+#include "discover/live_system.hpp"
 #include "discover/path_compare.hpp"
 #include "discover/xml_synthesis.hpp"
 #include "report/topo_live_text.hpp"
@@ -78,6 +78,8 @@ TEST(DiscoverModel, LiveCheckAgainstNcclsOwnDumpAndLog) {
   const model::Run run = topo_live_run(live, check, env, {"linkscope", "topo"});
   const std::string text = report::render_topo_live_text(run);
   EXPECT_NE(text.find("  GPU/0-60 :GPU/0-60 (0/5000.0/LOC) GPU/0-70 (2/370.8/NVL)"), std::string::npos) << text;
+  // The report prints the run's model section as NCCL prints its paths: exactly the model's own lines.
+  for (const auto& line : check.ours->path_lines) EXPECT_NE(text.find("\n  " + line + "\n"), std::string::npos) << line;
   EXPECT_NE(text.find("synthesized XML vs NCCL's dump (both through linkscope's model): identical (3 path lines)"),
             std::string::npos)
       << text;
@@ -85,12 +87,12 @@ TEST(DiscoverModel, LiveCheckAgainstNcclsOwnDumpAndLog) {
             std::string::npos)
       << text;
 
-  const nlohmann::json document = model::to_json(run);
-  EXPECT_NEAR(document["model"]["max_bw"].get<double>(), 370.8, 1e-3);
-  EXPECT_TRUE(document["system"]["nccl_topology"]["versus_nccl_dump"]["identical"].get<bool>());
-  EXPECT_TRUE(document["system"]["nccl_topology"]["versus_nccl_log"]["equivalent"].get<bool>());
-  EXPECT_EQ(document["system"]["nccl_topology"]["path_lines"].size(), 2u);
-  EXPECT_TRUE(run.errors.empty()) << document["errors"].dump();
+  EXPECT_NEAR(run.topology.max_bw, 370.8, 1e-3);
+  ASSERT_TRUE(run.system.nccl_topology.has_value());
+  EXPECT_TRUE(run.system.nccl_topology->versus_nccl_dump->identical);
+  EXPECT_TRUE(run.system.nccl_topology->versus_nccl_log->equivalent);
+  EXPECT_EQ(run.system.nccl_topology->path_lines.size(), 2u);
+  EXPECT_TRUE(run.errors.empty()) << run.errors.size() << " errors, the first: " << run.errors.front().message;
 }
 
 TEST(DiscoverModel, ADifferentNcclDumpIsReportedNotHidden) {

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include "diagnose/diagnose.hpp"
+#include "model/run_file.hpp"
 #include "report/html_report.hpp"
 #include "support/run_command.hpp"
 
@@ -14,8 +15,8 @@ namespace linkscope::report {
 namespace {
 
 std::string html_of(const std::string& fixture_name) {
-  RunDocument run = read_run_file(test::fixture("runs/" + fixture_name));
-  diagnose::diagnose(run);
+  model::Run run = model::read_run_file(test::fixture("runs/" + fixture_name));
+  diagnose::diagnose_into(run);
   return render_html(run);
 }
 
@@ -69,9 +70,9 @@ TEST(ReportHtml, MissingSectionsSaySoInsteadOfVanishing) {
 }
 
 TEST(ReportHtml, UserTextIsEscaped) {
-  RunDocument run = read_run_file(test::fixture("runs/h200x2-healthy.json"));
-  run.config["host"] = "<script>alert(1)</script>";
-  run.environment["variables"]["NCCL_SOCKET_IFNAME"] = "eth0\"><img src=x>";
+  model::Run run = model::read_run_file(test::fixture("runs/h200x2-healthy.json"));
+  run.config.host = "<script>alert(1)</script>";
+  run.environment.variables["NCCL_SOCKET_IFNAME"] = "eth0\"><img src=x>";
   const std::string html = render_html(run);
   EXPECT_EQ(html.find("<script>"), std::string::npos);
   EXPECT_EQ(html.find("<img"), std::string::npos);
