@@ -13,8 +13,10 @@
 #include "cli/coll_processes.hpp"
 #include "cli/command.hpp"
 #include "core/error.hpp"
+#include "core/file_io.hpp"
 #include "measure/collective_run.hpp"
 #include "model/run.hpp"
+#include "model/coll_sampling.hpp"
 #include "model/run_file.hpp"
 #include "plan/nccl_tests_personality.hpp"
 #include "platform/cuda_device_info.hpp"
@@ -79,11 +81,9 @@ model::Run coll_run_document(const CollState& state, const CollProcesses& proces
   }
   run.config.extra["coll"] = {{"format", std::string(coll::format_name(state.options.format))},
                               {"sizes_bytes", plan.sizes},
-                              {"fixed_iters", plan.fixed_iters ? nlohmann::json(*plan.fixed_iters) : nlohmann::json(nullptr)},
-                              {"target_ci", plan.target_ci},
-                              {"max_time_s", plan.max_time_s},
                               {"timeout_s", plan.timeout_s},
                               {"notes", plan.notes}};
+  model::put_coll_sampling(run.config, coll_sampling_of(plan));
   return run;
 }
 
@@ -129,10 +129,10 @@ int run_coll_processes(const CollState& state, CollProcesses& processes, const c
     return to_int(result.status());
   }
 
-  const model::Run run = coll_run_document(state, processes, result, nccl);
-  const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
-  out.print_text_footer(result.series, result.runtime, wall_s);
-  if (state.options.format == OutputFormat::kJson) std::fputs(model::run_text(run).c_str(), stdout);
+  model::Run run = coll_run_document(state, processes, result, nccl);
+  run.config.measured_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+  out.print_text_footer(run);
+  if (state.options.format == OutputFormat::kJson) write_stdout(model::run_text(run));
   if (!state.output_file.empty()) model::write_run_file(state.output_file, run);
   for (const auto& s : result.series) {
     for (const auto& p : s.points) {

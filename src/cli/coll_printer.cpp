@@ -19,16 +19,6 @@ namespace {
 
 using coll::OutputFormat;
 
-std::string sampling_text(const coll::CollPlan& plan) {
-  if (plan.fixed_iters) {
-    return plan.graph_launches > 0
-               ? fmt::format("{} CUDA graph launches of {} operations each", plan.graph_launches, *plan.fixed_iters)
-               : fmt::format("{} timed iterations per size", *plan.fixed_iters);
-  }
-  return fmt::format("adaptive: until the median's 95% CI is within {:g}% or {:g} s per size{}", plan.target_ci * 100,
-                     plan.max_time_s, plan.graph_launches > 0 ? " (one sample per CUDA graph launch)" : "");
-}
-
 report::NcclTestsPreamble nccl_tests_preamble(const coll::CollOptions& options, const measure::CollectiveSetup& setup,
                                               const std::vector<model::DeviceRecord>& devices) {
   const coll::CollPlan& plan = setup.plan;
@@ -62,7 +52,7 @@ CollPrinter::CollPrinter(coll::OutputFormat format, bool enabled, const coll::Co
 
 void CollPrinter::on_setup(const measure::CollectiveSetup& setup, const runtime::NcclDebugCapture& capture) {
   setup_ = setup;
-  sampling_ = sampling_text(setup.plan);
+  sampling_ = report::render_sampling_text(coll_sampling_of(setup.plan));
   if (!enabled_) return;
   for (const auto& text : setup.plan.notes) note(text);
   if (!capture.active()) note(capture.reason());
@@ -156,19 +146,20 @@ bool CollPrinter::print_nccl_tests_footer(const std::vector<model::CollectiveSer
   return report::nccl_tests_bandwidth_failed(footer);
 }
 
-void CollPrinter::print_text_footer(const std::vector<model::CollectiveSeries>& results,
-                                    const std::optional<model::RuntimeRun>& runtime, double wall_s) {
+void CollPrinter::print_text_footer(const model::Run& run) {
   if (!enabled_ || format_ != OutputFormat::kText) return;
-  report::CollectiveSummary summary;
-  summary.wall_s = wall_s;
-  if (runtime && runtime->recorded) {
-    for (const auto& t : runtime::transport_summary(runtime->info)) {
-      summary.transport += fmt::format("{}{} ({} connections)", summary.transport.empty() ? "" : ", ", t.label,
-                                       t.connections);
-    }
-    if (summary.transport.empty() && runtime->info.nranks == 1) summary.transport = "none (one rank)";
-  }
-  std::fputs(report::render_collective_footer(results, summary).c_str(), stdout);
+  // The footer `linkscope report` prints for the saved run.
+  std::fputs(report::render_collective_footer(*run.measurements.collectives, report::collective_summary(run)).c_str(),
+             stdout);
+}
+
+model::CollSampling coll_sampling_of(const coll::CollPlan& plan) {
+  model::CollSampling sampling;
+  if (plan.fixed_iters) sampling.fixed_iters = static_cast<std::uint64_t>(*plan.fixed_iters);
+  sampling.graph_launches = plan.graph_launches;
+  sampling.target_ci = plan.target_ci;
+  sampling.max_time_s = plan.max_time_s;
+  return sampling;
 }
 
 }  // namespace linkscope::cli

@@ -6,6 +6,8 @@
 #include "core/environment.hpp"
 #include "measure/collective_run.hpp"
 #include "model/collectives.hpp"
+#include "model/coll_sampling.hpp"
+#include "model/run.hpp"
 #include "model/runtime.hpp"
 #include "plan/collective_options.hpp"
 
@@ -30,9 +32,9 @@ class CollPrinter {
   // nccl-tests: the footer (average bus bandwidth, the first error). True when that bandwidth is below
   // NCCL_TESTS_MIN_BW of `env` (nccl-tests then fails).
   bool print_nccl_tests_footer(const std::vector<model::CollectiveSeries>& results, const Environment& env);
-  // linkscope's table: the summary under it (peak busbw, failures, wall time, NCCL's transports).
-  void print_text_footer(const std::vector<model::CollectiveSeries>& results,
-                         const std::optional<model::RuntimeRun>& runtime, double wall_s);
+  // linkscope's table: the summary under it (peak busbw, failures, wall time, NCCL's transports), from the finished
+  // run as `linkscope report` prints it.
+  void print_text_footer(const model::Run& run);
 
  private:
   void print_nccl_tests_row(const model::CollectiveSeries& series, const std::vector<model::CollectivePoint>& points);
@@ -47,5 +49,8 @@ class CollPrinter {
   double busbw_sum_ = 0;
   int cells_ = 0;
 };
+
+// How the plan samples each size, in the words of the table's header (model/coll_sampling).
+model::CollSampling coll_sampling_of(const coll::CollPlan& plan);
 
 }  // namespace linkscope::cli

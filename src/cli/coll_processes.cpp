@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "core/stamp.hpp"
 #include "core/error.hpp"
 #include "model/run.hpp"
 #include "plan/collective_run_plan.hpp"
@@ -62,7 +63,7 @@ int coll_dry_run(const coll::CollPlan& plan, const std::vector<std::string>& arg
     devices = fmt::format("cannot run here: {}", e.what());
   }
   const std::string line = fmt::format(
-      "  process {} on {}: local rank {} of {}, {} visible GPU(s){}; {}{}", group.rank(), model::host_name(), local_rank,
+      "  process {} on {}: local rank {} of {}, {} visible GPU(s){}; {}{}", group.rank(), host_name(), local_rank,
       processes.mpi ? processes.mpi->local_size() : 1, visible,
       visible == 0 && no_gpu != nullptr ? fmt::format(" ({})", no_gpu) : std::string(), devices,
       first[0] != options_hash[0] ? "; WARNING: its options differ from process 0's" : "");

@@ -63,7 +63,7 @@ json examine_host(const cluster::ClusterSession& session, const DoctorOptions& o
   cluster::fill_nccl_version(host);
   try {
     model::Run mine = collect_live_run(options);
-    diagnose::diagnose(mine);
+    diagnose::diagnose_into(mine);
     host.system = std::make_shared<const model::System>(mine.system);
     run = std::move(mine);
   } catch (const Error& e) {
@@ -106,7 +106,7 @@ int run_doctor_cluster(const DoctorOptions& options) {
   local.child_unset_env = runtime::launch_variable_names();
   // A host that shows no sign of life for one step's limit (doctor_live's 900 s per child) is named.
   const double idle_s = 900 + options.mpi_timeout_s;
-  const int steps = 3 + static_cast<int>(profile.coll_ops.size()) + (profile.p2p_bidirectional ? 1 : 0);
+  const int steps = 3 + static_cast<int>(profile.collectives.size()) + (profile.p2p_bidirectional ? 1 : 0);
 
   const auto body = [&](cluster::ClusterSession& session) {
     const cluster::Roster& roster = session.roster();
@@ -166,7 +166,7 @@ int run_doctor_cluster(const DoctorOptions& options) {
       unexamined.push_back(host.name + ": " + host.error);
       run.record_error("host " + host.name, host.error);
     }
-    diagnose::diagnose(run);  // this host's hypotheses judged again, every rule (the cluster's too)
+    diagnose::diagnose_into(run);  // this host's hypotheses judged again, every rule (the cluster's too)
 
     auto written = report::write_report_directory(options.output_dir, run);
     for (std::size_t i = 0; i < host_runs.size(); ++i) {

@@ -8,10 +8,12 @@
 #include "cluster/host_comparison.hpp"
 #include "cluster/job_session.hpp"
 #include "core/error.hpp"
+#include "core/file_io.hpp"
 #include "discover/live_system.hpp"
 #include "model/run.hpp"
 #include "model/run_file.hpp"
 #include "report/cluster_tables.hpp"
+#include "report/topo_live_text.hpp"
 #include "runtime/launch_environment.hpp"
 
 namespace linkscope::cli {
@@ -70,21 +72,17 @@ int run_topo_cluster(const TopoLiveOptions& options, const std::vector<std::stri
     }
 
     if (options.format == "json") {
-      std::fputs(model::run_text(run).c_str(), stdout);
+      write_stdout(model::run_text(run));
     } else if (options.format == "nccl-log") {
       if (!mine || !mine->check.ours) {
         std::fprintf(stderr, "linkscope: error: %s: no NCCL model of this host\n", session.my_host().name.c_str());
         return to_int(ExitCode::kDevice);
       }
-      fmt::print("{}", mine->check.ours->nccl_log);
+      write_stdout(mine->check.ours->nccl_log);
     } else {
-      fmt::print("linkscope topo: {} host(s), {} rank(s) under MPI ({})\n\n", roster.hosts.size(), roster.world_size,
-                 launch.launcher);
-      fmt::print("{}", report::render_hosts_text(run));
-      fmt::print("\nThis host in detail: {} (rank 0)\n", session.my_host().name);
-      if (mine) fmt::print("{}", render_topo_live(*mine));
+      // The same text `linkscope report` prints for this run.
+      write_stdout(report::render_topo_text(run));
     }
-    std::fflush(stdout);
     if (unavailable.empty()) return 0;
     std::string message;
     for (const auto& line : unavailable) message += (message.empty() ? "" : "; ") + line;

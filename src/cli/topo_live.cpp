@@ -58,11 +58,6 @@ TopoLiveResult discover_topo_live(const TopoLiveOptions& options, const std::str
   return result;
 }
 
-std::string render_topo_live(const model::Run& run) {
-  if (!run.system.driver.available) return report::render_sysfs_only_text(run.system);
-  return report::render_topo_live_text(run);
-}
-
 int run_topo_live(const TopoLiveOptions& options, const std::vector<std::string>& argv) {
   const TopoLiveResult result = discover_topo_live(options, options.dump_xml);
   const model::Run run = discover::topo_live_run(result.live, result.check, result.env, argv);
@@ -72,7 +67,7 @@ int run_topo_live(const TopoLiveOptions& options, const std::vector<std::string>
     if (!result.check.ours) throw DeviceError(result.unavailable.empty() ? result.check.reason : result.unavailable);
     write_stdout(result.check.ours->nccl_log);
   } else {
-    write_stdout(render_topo_live(run));
+    write_stdout(report::render_topo_text(run));
   }
   if (!result.unavailable.empty()) throw DeviceError(result.unavailable);
   return 0;

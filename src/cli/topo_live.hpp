@@ -31,8 +31,6 @@ struct TopoLiveResult {
 // Discovers this machine as `linkscope topo` does (no output); writes --dump-xml to `dump_xml_path`.
 TopoLiveResult discover_topo_live(const TopoLiveOptions& options, const std::string& dump_xml_path);
 
-// The text `linkscope topo` prints for one machine (the full view, or sysfs only without a driver).
-std::string render_topo_live(const model::Run& run);
 
 // Discovers the machine (NVML from LINKSCOPE_NVML_LIBRARY or libnvidia-ml.so.1, the CUDA runtime, sysfs),
 // models the synthesized XML, compares with NCCL's own topology and prints the chosen format. Throws

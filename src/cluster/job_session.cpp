@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "cluster/host_identity.hpp"
+#include "core/stamp.hpp"
 #include "core/environment.hpp"
 #include "core/error.hpp"
 #include "linkscope/version.hpp"
@@ -27,7 +28,7 @@ ClusterSession::ClusterSession(platform::MpiSession& mpi, const std::vector<std:
   hello.git = kGitDescribe;
   hello.arguments.assign(argv.begin() + (argv.empty() ? 0 : 1), argv.end());
   hello.local_rank = mpi_.local_rank();
-  const std::string hostname = model::host_name();
+  const std::string hostname = host_name();
   hello.host = {hostname, hostname, "hostname"};
   // A failure here is reported by rank 0 for every rank at once, instead of leaving the others waiting.
   try {

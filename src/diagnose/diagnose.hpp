@@ -21,7 +21,7 @@ std::vector<model::Finding> find_problems(const model::Run& run);
 
 // The run's hypotheses (made first when it has none, or always with `remake_hypotheses`) judged against its
 // measurements, and every rule's finding.
-Diagnosis diagnose(const model::Run& run, bool remake_hypotheses = false);
+[[nodiscard]] Diagnosis diagnose(const model::Run& run, bool remake_hypotheses = false);
 
 // diagnose() written into the run.
 void diagnose_into(model::Run& run, bool remake_hypotheses = false);

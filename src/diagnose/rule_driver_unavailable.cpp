@@ -8,7 +8,7 @@ namespace linkscope::diagnose {
 
 std::optional<Finding> rule_driver_unavailable(const Context& context) {
   const model::System& system = context.evidence.system;
-  if (!system.present || system.driver.available) return std::nullopt;
+  if (!system.present || !system.driver.reported || system.driver.available) return std::nullopt;
   Finding finding;
   finding.id = "driver-unavailable";
   finding.severity = Severity::kError;

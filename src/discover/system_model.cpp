@@ -200,6 +200,7 @@ model::Nic nic_model(const NicDevice& nic) {
 model::System system_model(const SystemFacts& facts) {
   model::System out;
   out.present = true;
+  out.driver.reported = true;
   out.driver.available = facts.driver.available;
   out.driver.library = facts.driver.library;
   out.driver.version = known<std::string>(facts.driver.version);

@@ -24,7 +24,7 @@ std::string uuid_text(const cudaUUID_t& uuid) {
 
 std::vector<model::DeviceRecord> local_device_records(const NcclCommunicators& comms) {
   std::vector<model::DeviceRecord> records;
-  const std::string host = model::host_name();
+  const std::string host = host_name();
   for (std::size_t i = 0; i < comms.local_count(); ++i) {
     cudaDeviceProp prop{};
     LINKSCOPE_CUDA_CHECK(cudaGetDeviceProperties(&prop, comms.local(i).device));

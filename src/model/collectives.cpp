@@ -93,6 +93,8 @@ CollectivePoint point_from_json(const JsonReader& pj) {
   p.in_place = pj.boolean("in_place").value_or(false);
   p.samples = pj.count("samples").value_or(0);
   p.iterations = pj.count("iterations").value_or(0);
+  const auto cv = pj.number("cv");
+  const auto ci_relative = pj.number("ci_relative");
   if (pj.has("time_us")) {
     TimeSummary t;
     const JsonReader time = pj.object("time_us");
@@ -102,8 +104,8 @@ CollectivePoint point_from_json(const JsonReader& pj) {
     t.min_us = time.number("min").value_or(t.median_us);
     t.max_us = time.number("max").value_or(t.median_us);
     t.mean_us = time.number("mean").value_or(t.median_us);
-    t.cv = pj.number("cv").value_or(0);
-    t.ci_relative = pj.number("ci_relative").value_or(0);
+    t.cv = cv.value_or(0);
+    t.ci_relative = ci_relative.value_or(0);
     p.time = t;
   }
   p.stop_reason = pj.string_or("stop_reason");

@@ -154,21 +154,24 @@ nlohmann::json to_json(const P2pResults& results) {
       item["total_gbps"] = stat3_json(p.total_gbps);
       item["sum_gbps"] = stat3_json(p.sum_gbps);
     }
-    points.push_back(item);
+    points.push_back(with_extras(std::move(item), p.extra));
   }
   nlohmann::json latency = nlohmann::json::array();
   for (const auto& l : results.latency) {
-    latency.push_back({{"src", l.src}, {"dst", l.dst}, {"method", l.method}, {"bytes", l.bytes},
-                       {"chase", l.chase.empty() ? nlohmann::json(nullptr) : nlohmann::json(l.chase)},
-                       {"latency_ns", stat3_json(l.latency_ns)}, {"samples", l.samples}, {"cv", l.cv},
-                       {"status", to_string(l.status)}, {"reason", reason_json(l.reason)}});
+    latency.push_back(with_extras({{"src", l.src}, {"dst", l.dst}, {"method", l.method}, {"bytes", l.bytes},
+                                   {"chase", l.chase.empty() ? nlohmann::json(nullptr) : nlohmann::json(l.chase)},
+                                   {"latency_ns", stat3_json(l.latency_ns)}, {"samples", l.samples}, {"cv", l.cv},
+                                   {"status", to_string(l.status)}, {"reason", reason_json(l.reason)}},
+                                  l.extra));
   }
   nlohmann::json host = nlohmann::json::array();
   for (const auto& h : results.host) {
-    host.push_back({{"gpu", h.gpu}, {"direction", h.direction}, {"bytes", h.bytes}, {"ops_per_sample", h.ops_per_sample},
-                    {"samples", h.samples}, {"time_us", stat3_json(h.time_us)},
-                    {"bandwidth_gbps", stat3_json(h.bandwidth_gbps)}, {"cv", h.cv}, {"wrong", h.wrong},
-                    {"status", to_string(h.status)}, {"reason", reason_json(h.reason)}});
+    host.push_back(with_extras({{"gpu", h.gpu}, {"direction", h.direction}, {"bytes", h.bytes},
+                                {"ops_per_sample", h.ops_per_sample}, {"samples", h.samples},
+                                {"time_us", stat3_json(h.time_us)}, {"bandwidth_gbps", stat3_json(h.bandwidth_gbps)},
+                                {"cv", h.cv}, {"wrong", h.wrong}, {"status", to_string(h.status)},
+                                {"reason", reason_json(h.reason)}},
+                               h.extra));
   }
   nlohmann::json asymmetry = nlohmann::json::array();
   for (const auto& a : asymmetry_by_size(results.points)) {
@@ -222,6 +225,7 @@ CopyPoint copy_point_from(const JsonReader& item) {
   p.status = status_from(item);
   p.reason = item.string_or("reason");
   p.latency_dominated = item.boolean("latency_dominated").value_or(false);
+  p.extra = item.extras();
   return p;
 }
 
@@ -250,6 +254,7 @@ P2pResults p2p_results_from_json(const JsonReader& section) {
     l.cv = item.number("cv").value_or(0.0);
     l.status = status_from(item);
     l.reason = item.string_or("reason");
+    l.extra = item.extras();
     results.latency.push_back(l);
   }
   for (const auto& item : section.array("host")) {
@@ -265,6 +270,7 @@ P2pResults p2p_results_from_json(const JsonReader& section) {
     h.wrong = item.count("wrong").value_or(0);
     h.status = status_from(item);
     h.reason = item.string_or("reason");
+    h.extra = item.extras();
     results.host.push_back(h);
   }
   // Derived when written: asymmetry and the wrong total.

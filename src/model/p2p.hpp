@@ -47,6 +47,7 @@ struct CopyPoint {
   PointStatus status = PointStatus::kOk;
   std::string reason;
   bool latency_dominated = false;       // see mark_latency_dominated
+  nlohmann::json extra;                 // fields of a newer document, kept
 };
 
 // One latency measurement of a directed pair.
@@ -60,6 +61,7 @@ struct LatencyPoint {
   double cv = 0;
   PointStatus status = PointStatus::kOk;
   std::string reason;
+  nlohmann::json extra;
 };
 
 // Pinned host memory <-> one GPU by its copy engine (the PCIe layer).
@@ -75,6 +77,7 @@ struct HostPoint {
   std::uint64_t wrong = 0;
   PointStatus status = PointStatus::kOk;
   std::string reason;
+  nlohmann::json extra;
 };
 
 // What identifies a GPU across machines and tools.

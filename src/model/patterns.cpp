@@ -87,8 +87,9 @@ namespace {
 
 // A rate written both as a median number and as a {median, min, max} range (older documents have only the number).
 std::optional<Stat3> rate_from(const JsonReader& item, std::string_view key, std::string_view range_key) {
+  const auto median = item.number(key);
   if (auto range = stat3_from_json(item, range_key)) return range;
-  if (const auto median = item.number(key)) return Stat3{*median, *median, *median, *median};
+  if (median) return Stat3{*median, *median, *median, *median};
   return std::nullopt;
 }
 

@@ -603,6 +603,7 @@ System system_from_json(const JsonReader& r) {
   system.present = r.is_object() && !r.json().empty();
   if (!system.present) return system;
   const JsonReader driver = r.object("driver");
+  system.driver.reported = r.has("driver");
   system.driver.available = driver.boolean("available").value_or(false);
   system.driver.library = driver.string_or("library");
   system.driver.version = driver.known_string("version");

@@ -188,6 +188,7 @@ struct Visibility {
 };
 
 struct Driver {
+  bool reported = false;  // the run recorded the driver's state (a partial or hand-made document may not)
   bool available = false;
   std::string library;
   Known<std::string> version;

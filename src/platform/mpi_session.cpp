@@ -94,7 +94,7 @@ MpiSession::MpiSession(int* argc, char*** argv) : state_(std::make_unique<State>
             "MPI_Comm_split_type");
   mpi_check(MPI_Comm_rank(state_->node, &state_->local_rank), "MPI_Comm_rank(node)");
   mpi_check(MPI_Comm_size(state_->node, &state_->local_size), "MPI_Comm_size(node)");
-  state_->host = model::host_name();
+  state_->host = host_name();
 }
 
 MpiSession::~MpiSession() {

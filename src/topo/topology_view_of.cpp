@@ -231,7 +231,14 @@ model::TopologyView topology_view(const TopologyModel& model) {
                        path_type_name(d.path.type), d.path.count, json_bw(d.path.bw), gdr_mode_name(d.read.mode),
                        gdr_mode_name(d.write.mode), d.read.reason, d.write.reason});
   }
-  out.relation_matrix = relation_matrix(model);
+  RelationMatrix matrix = relation_matrix(model);
+  for (auto* list : {&matrix.labels, &matrix.node_ids, &matrix.cpu_affinity, &matrix.numa_affinity, &matrix.nic_legend}) {
+    for (auto& text : *list) text = valid_utf8(text);
+  }
+  for (auto& row : matrix.cells) {
+    for (auto& cell : row) cell = valid_utf8(cell);
+  }
+  out.relation_matrix = std::move(matrix);
   for (const auto& line : model.info_lines) out.nccl_info_lines.push_back(valid_utf8(line));
   return out;
 }

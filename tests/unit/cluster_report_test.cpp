@@ -87,7 +87,7 @@ TEST(ClusterReport, FailedPairsAreAnError) {
   auto& pair = run.measurements.cross_host->pairs[0];
   pair.status = "timeout";
   pair.reason = "no progress for 60 s";
-  diagnose::diagnose(run);
+  diagnose::diagnose_into(run);
   const model::Finding* slow = finding(run, "cross-host-slow");
   ASSERT_NE(slow, nullptr);
   EXPECT_EQ(slow->severity, model::Severity::kError);

@@ -38,7 +38,7 @@ inline model::Run cluster_run() {
   run.system = *hosts.hosts[0].system;
   cluster::add_hosts_to_system(run.system, hosts);
   run.measurements.cross_host = result;
-  diagnose::diagnose(run);
+  diagnose::diagnose_into(run);
   return run;
 }
 

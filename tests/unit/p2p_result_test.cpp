@@ -63,7 +63,7 @@ TEST(P2pResult, AsymmetryIsTheLargestRelativeDifferencePerSize) {
 TEST(P2pResult, JsonRoundTripKeepsNullsAndStatuses) {
   P2pResults results;
   results.request.sizes = {1024};
-  results.request.pairs = parse_pairs("0>1,0>2");
+  results.request.pairs = plan::parse_pairs("0>1,0>2");
   results.devices.push_back({0, "NVIDIA H200", "0000:00:06.0", "GPU-abc", 132, "9.0"});
   results.points.push_back(point(0, 1, 1024, 2.0));
   CopyPoint na;

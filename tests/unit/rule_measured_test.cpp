@@ -37,7 +37,7 @@ TEST(RuleMeasured, SlowCopyAtPlateauIsBelowExpected) {
   ASSERT_EQ(found.size(), 1u);
   EXPECT_EQ(found[0].id, "bandwidth-below-expected");
   EXPECT_EQ(found[0].gpus, (std::vector<int>{0, 1}));
-  EXPECT_NE(found[0].evidence[0].find("52% of 18 x 26.562 GB/s NVLink = 478.1 GB/s"), std::string::npos)
+  EXPECT_NE(found[0].evidence[0].find("52% of NVLink 18 x 26.562 GB/s = 478.1 GB/s"), std::string::npos)
       << found[0].evidence[0];
 }
 
