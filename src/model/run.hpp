@@ -20,8 +20,9 @@ namespace linkscope::model {
 
 // Version of the Run document. Major bumps break readers; minor bumps add fields.
 // 1.1: patterns_config carries devices and notes; per-section fields a reader does not know are kept.
+// 1.2: measurements.telemetry (what the doctor watched during its steps).
 inline constexpr int kRunSchemaMajor = 1;
-inline constexpr int kRunSchemaMinor = 1;
+inline constexpr int kRunSchemaMinor = 2;
 
 struct Tool {
   std::string name = "linkscope";

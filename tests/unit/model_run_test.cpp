@@ -70,7 +70,7 @@ TEST(ModelRun, StampsToolAndCommand) {
   EXPECT_EQ(run.config.argv.size(), 4u);
   EXPECT_EQ(run.config.started_at.size(), 20u);
   const nlohmann::json document = to_json(run);
-  EXPECT_EQ(document["schema_version"], "1.1");
+  EXPECT_EQ(document["schema_version"], "1.2");
   EXPECT_EQ(document["config"]["argv"][3], "x.xml");
 }
 
@@ -143,7 +143,7 @@ TEST(ModelRun, UnknownFieldsOfANewerDocumentAreKept) {
   EXPECT_EQ(again["telemetry"]["samples"], 3);
   EXPECT_EQ(again["system"]["gpus"][0]["fan_speed_percent"], 41);
   EXPECT_EQ(again["measurements"]["p2p"]["points"][0]["power_w"], 412.5);
-  EXPECT_EQ(again["schema_version"], "1.1");
+  EXPECT_EQ(again["schema_version"], "1.2");
 }
 
 TEST(ModelRun, MissingFieldsAreAbsentNotZero) {
