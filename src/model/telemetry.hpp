@@ -169,7 +169,8 @@ struct Telemetry {
   SamplingCost cost;
   std::int64_t doctor_pid = 0;
   std::vector<std::int64_t> own_pids;   // every child pid the doctor registered
-  std::string unavailable;              // why nothing could be sampled (NVML unusable); empty when it ran
+  std::string unavailable;              // why nothing could be sampled (NVML unusable; `gpus` is then empty), or
+                                        // why a GPU asked for could not be opened; empty when all were sampled
   std::string xid_unavailable;          // why Xid events were not watched; empty when they were
   std::vector<TelemetryGpu> gpus;
   std::vector<TelemetryStep> steps;
