@@ -9,6 +9,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdio>
+#include <memory>
 
 #include <fmt/format.h>
 
@@ -23,6 +24,7 @@
 #include "discover/live_model_check.hpp"
 #include "discover/live_system.hpp"
 #include "discover/nvml_source.hpp"
+#include "discover/telemetry_sampler.hpp"
 #include "model/run_file.hpp"
 #include "model/run_merge.hpp"
 #include "platform/cuda_facts.hpp"
@@ -93,6 +95,8 @@ class StepRunner {
       : run_(run), options_(options), total_(total) {}
 
   bool stopped() const { return !run_.config.stopped.value_or("").empty(); }
+  // The sampler that watches the GPUs during the steps (none: telemetry off).
+  void watch_with(discover::TelemetrySampler* sampler) { sampler_ = sampler; }
 
   // Runs `linkscope ARGS --format json` in a child and merges its Run; a failing step becomes an error entry.
   void run(const std::string& step, std::vector<std::string> args) {
@@ -111,7 +115,12 @@ class StepRunner {
     // Each step bounds its own hangs (collective watchdogs, copy gates); this only catches a child stuck elsewhere.
     spec.timeout_seconds = 900;
     spec.stop = &g_stop_requested;
+    if (sampler_ != nullptr) {
+      sampler_->begin_step(step);
+      spec.on_start = [this](pid_t pid) { sampler_->add_own_pid(pid); };
+    }
     const ChildResult child = run_child(spec);
+    if (sampler_ != nullptr) sampler_->end_step();
     std::string problem;
     if (child.stopped) {
       problem = fmt::format("stopped by {} after {:.1f} s", signal_name(), seconds_since(start));
@@ -135,6 +144,7 @@ class StepRunner {
     }
     std::fprintf(stderr, "linkscope doctor: [%d/%d] %s %s in %.1f s\n", index_, total_, step.c_str(),
                  problem.empty() ? "done" : "FAILED", seconds_since(start));
+    if (sampler_ != nullptr) run_.measurements.telemetry = sampler_->snapshot();
     if (options_.checkpoint) options_.checkpoint(run_);
     if (options_.on_step_done) options_.on_step_done(step);
   }
@@ -159,6 +169,7 @@ class StepRunner {
   const DoctorOptions& options_;
   int total_;
   int index_ = 0;
+  discover::TelemetrySampler* sampler_ = nullptr;
 };
 
 // What the doctor can measure here; the reason when it cannot.
@@ -203,6 +214,42 @@ model::Run discover_machine(const DoctorOptions& options, const Environment& env
   return run;
 }
 
+// How long the doctor watches the GPUs before its first step: the one window in which any utilization or memory in
+// use is another job's (diagnose/foreign_activity.hpp judges it from utilization_settle_s on).
+constexpr double kQuietWindowSeconds = 1.5;
+
+// The telemetry sampler over the GPUs discovery found, started; none with LINKSCOPE_TELEMETRY=off (the overhead
+// comparison, bench/device/telemetry_overhead.sh). LINKSCOPE_TELEMETRY=<Hz> sets the rate (default 10).
+std::unique_ptr<discover::TelemetrySampler> start_telemetry(const model::Run& run) {
+  const char* setting = std::getenv("LINKSCOPE_TELEMETRY");
+  const std::string mode = setting != nullptr ? setting : "";
+  double hz = 10;
+  if (mode == "off" || mode == "0") {
+    std::fprintf(stderr, "linkscope doctor: telemetry off (LINKSCOPE_TELEMETRY=%s)\n", mode.c_str());
+    return nullptr;
+  }
+  if (!mode.empty() && mode != "on") {
+    char* end = nullptr;
+    hz = std::strtod(mode.c_str(), &end);
+    if (end == mode.c_str() || *end != '\0' || !(hz > 0 && hz <= 100)) {
+      throw UsageError("LINKSCOPE_TELEMETRY must be off, on or a rate in Hz (0 < rate <= 100), not " + mode);
+    }
+  }
+  discover::TelemetryOptions telemetry;
+  telemetry.interval_s = 1.0 / hz;
+  const char* nvml_library = std::getenv("LINKSCOPE_NVML_LIBRARY");
+  telemetry.nvml_library = nvml_library != nullptr ? nvml_library : "";
+  if (!run.system.sysfs_root.empty()) telemetry.sysfs_root = run.system.sysfs_root;
+  for (const auto& gpu : run.system.gpus) {
+    if (gpu.nvml_index) {
+      telemetry.gpus.push_back({static_cast<unsigned>(*gpu.nvml_index), gpu.cuda_ordinal, gpu.pci_bdf, gpu.uuid});
+    }
+  }
+  auto sampler = std::make_unique<discover::TelemetrySampler>(telemetry);
+  sampler->start();
+  return sampler;
+}
+
 }  // namespace
 
 model::Run collect_live_run(const DoctorOptions& options) {
@@ -232,6 +279,12 @@ model::Run collect_live_run(const DoctorOptions& options) {
                  can.no_gpu.c_str());
     run.record_error("doctor", "nothing measured: " + can.no_gpu);
     return run;
+  }
+  const auto sampler = start_telemetry(run);
+  runner.watch_with(sampler.get());
+  if (sampler != nullptr && sampler->sampling()) {
+    std::fprintf(stderr, "linkscope doctor: watching the GPUs for %.1f s before measuring\n", kQuietWindowSeconds);
+    sampler->wait_until(kQuietWindowSeconds);
   }
   std::fprintf(stderr, "linkscope doctor: %zu hypotheses stated; measuring\n", run.hypotheses.size());
   // One GPU is a real machine: its host link, latency and local memory are measured (p2p); there is no pair for
@@ -266,6 +319,7 @@ model::Run collect_live_run(const DoctorOptions& options) {
     const TempFile facts(model::run_text(run));
     runner.run("ladder " + profile.ladder.op, profile.ladder.args(facts.path()));
   }
+  if (sampler != nullptr) run.measurements.telemetry = sampler->finish();
   run.config.measured_seconds = seconds_since(start);
   std::fprintf(stderr, "linkscope doctor: measured in %.1f s%s\n", seconds_since(start),
                run.config.stopped ? (" (" + *run.config.stopped + ")").c_str() : "");

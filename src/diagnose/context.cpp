@@ -6,7 +6,7 @@
 
 namespace linkscope::diagnose {
 
-Context::Context(const model::Run& run) : evidence(run) {
+Context::Context(const model::Run& run) : evidence(run), foreign(find_foreign_activity(run)) {
   user_env = merge_env(evidence.env, evidence.topology.env);
   // Variables interact (SHM_DISABLE matters only without P2P), so judge the merged env, then name each source.
   env_effects = nccl_env_effects(user_env, "environment", evidence);
@@ -14,7 +14,7 @@ Context::Context(const model::Run& run) : evidence(run) {
     const auto it = evidence.env.find(effect.variable);
     if (it == evidence.env.end() || it->second != effect.value) effect.source = "model env (--env)";
   }
-  busy_gpus = evidence.busy_ordinals();
+  busy_gpus = foreign.watched() ? foreign.busy_ordinals() : evidence.busy_ordinals();
 }
 
 bool Context::is_busy(int cuda_ordinal) const {
@@ -31,10 +31,12 @@ bool Context::env_removes_p2p_somewhere(const EnvMap& env) const {
 }
 
 std::string Context::processes_text(int cuda_ordinal) const {
+  if (foreign.watched()) return foreign.text(cuda_ordinal);
   const model::Gpu* gpu = evidence.gpu(cuda_ordinal);
   if (gpu == nullptr || !gpu->processes.has_value()) return "";
   std::string text;
   for (const auto& process : *gpu->processes) {
+    if (named_like_linkscope(process)) continue;
     if (!text.empty()) text += ", ";
     text += "pid " + std::to_string(process.pid) + (process.name.empty() ? "" : " " + process.name);
     if (process.used_memory_bytes) text += " (" + format_bytes(static_cast<std::uint64_t>(*process.used_memory_bytes)) + ")";

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "diagnose/evidence.hpp"
+#include "diagnose/foreign_activity.hpp"
 #include "diagnose/nccl_env.hpp"
 #include "model/run.hpp"
 
@@ -17,7 +18,10 @@ struct Context {
   // The user's NCCL environment: environment.variables overlaid with the model's env (`--env` what-ifs).
   EnvMap user_env;
   std::vector<EnvEffect> env_effects;
-  // GPUs with other processes on them during the run: their slow numbers are attributed to that load.
+  // Other work on the GPUs during the run, from the doctor's telemetry (none in a run without telemetry).
+  ForeignActivity foreign;
+  // GPUs with other work on them during the run: their slow numbers are attributed to that load. From the telemetry
+  // when the run has it, else from the processes discovery listed.
   std::vector<int> busy_gpus;
 
   bool is_busy(int cuda_ordinal) const;
@@ -25,7 +29,7 @@ struct Context {
   EnvMap collective_env(const CollectiveRef& point) const;
   // True when that env takes P2P away from some GPU pair of this machine.
   bool env_removes_p2p_somewhere(const EnvMap& env) const;
-  // One line naming the processes on a GPU: "pid 4242 python3 (10.0 GiB)".
+  // One line naming the other work on a GPU: "pid 4242 python3 (10.0 GiB)".
   std::string processes_text(int cuda_ordinal) const;
 };
 

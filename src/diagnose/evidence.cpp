@@ -299,13 +299,16 @@ std::optional<double> Evidence::model_path_bw(int a, int b) const {
   return std::nullopt;
 }
 
+bool named_like_linkscope(const model::GpuProcess& process) {
+  return lower(process.name).find("linkscope") != std::string::npos;
+}
+
 std::vector<int> Evidence::busy_ordinals() const {
   std::vector<int> busy;
   for (const auto* g : gpus) {
     if (!g->cuda_ordinal || !g->processes.has_value()) continue;
-    const bool foreign = std::any_of(g->processes->begin(), g->processes->end(), [](const model::GpuProcess& p) {
-      return lower(p.name).find("linkscope") == std::string::npos;
-    });
+    const bool foreign = std::any_of(g->processes->begin(), g->processes->end(),
+                                     [](const model::GpuProcess& p) { return !named_like_linkscope(p); });
     if (foreign) busy.push_back(*g->cuda_ordinal);
   }
   return busy;

@@ -74,6 +74,9 @@ bool is_disjoint(const model::PatternResult& pattern);
 std::vector<std::string> throttle_reasons(const model::Gpu& gpu);
 // "enabled", "disabled" or "" (unknown).
 std::string mig_mode(const model::Gpu& gpu);
+// A run without telemetry names only processes: one whose name says linkscope is taken to be linkscope's own
+// (runs with telemetry use pids instead: foreign_activity.hpp).
+bool named_like_linkscope(const model::GpuProcess& process);
 // Relative difference 1 - min/max (0 when equal; 1 when one is 0).
 double relative_gap(double x, double y);
 
@@ -122,7 +125,8 @@ class Evidence {
   // The pair's relation in nvidia-smi terms from the model's relation matrix, "" when absent.
   std::string model_relation(int a, int b) const;
   std::optional<double> model_path_bw(int a, int b) const;
-  // GPUs running processes other than linkscope (NVML process list).
+  // For a run without telemetry: GPUs whose discovery-time process list holds a process that is not linkscope's.
+  // (With telemetry, Context::foreign judges ownership by pid; see foreign_activity.hpp.)
   std::vector<int> busy_ordinals() const;
 
  private:

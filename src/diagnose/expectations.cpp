@@ -92,6 +92,18 @@ constexpr std::array<ThresholdEntry, static_cast<std::size_t>(Threshold::kCount)
      "two nccl-tests all_reduce runs on one idle machine differ by up to 31% up to 1 MiB (256 KiB: 24.4 vs 18.7 us), "
      "by at most 2% from 2 MiB; "
      "two points at 25% each combine to 35%"},
+    {Threshold::kForeignUtilizationMin, "foreign_utilization_min_percent", 10, "percent",
+     "noisy-measurement: GPU utilization at least this high while no linkscope step runs is another job's load",
+     "NVML utilization is the share of time a kernel ran in its last sample period: 0 on an idle GPU, 100 under a "
+     "training job; 10 leaves room for a monitoring agent's short kernels"},
+    {Threshold::kUtilizationSettleSeconds, "utilization_settle_s", 1.0, "seconds",
+     "readings this soon after linkscope's own work (a step's end, the start of sampling) are not judged as foreign",
+     "nvml.h nvmlUtilization_t: the sample period is between 1/6 s and 1 s, so a reading may still include the step "
+     "that just ended; the doctor watches 1.5 s before its first step"},
+    {Threshold::kForeignMemoryMinBytes, "foreign_memory_min_bytes", 1024 * kMiB, "bytes",
+     "noisy-measurement: GPU memory in use at least this large while no linkscope process holds the GPU",
+     "nvmlDeviceGetMemoryInfo_v2 'used' excludes the driver's reserve (0 allocated on an idle GPU); older drivers "
+     "count the reserve, which stays below this"},
 }};
 
 constexpr bool table_is_in_enum_order() {

@@ -34,6 +34,9 @@ enum class Threshold : std::size_t {
   kNumaNeutral,
   kCompareDefaultThreshold,
   kCompareLatencyBoundNoise,
+  kForeignUtilizationMin,
+  kUtilizationSettleSeconds,
+  kForeignMemoryMinBytes,
   kCount
 };
 
@@ -41,7 +44,7 @@ struct ThresholdEntry {
   Threshold key;
   std::string_view name;    // stable spelling, shown in reports and docs
   double value;
-  std::string_view unit;    // "bytes", "share", "ratio"
+  std::string_view unit;    // "bytes", "share", "ratio", "percent", "seconds"
   std::string_view meaning;
   std::string_view source;  // where the number comes from
 };

@@ -17,13 +17,21 @@ const std::vector<Rule>& all_rules() {
       {"nvlink-link-down", "fewer active NVLinks, or slower links, than identical peers", &rule_nvlink_link_down},
       {"pcie-link-degraded", "PCIe link below its maximum or below identical peers", &rule_pcie_link_degraded},
       {"p2p-unavailable", "no peer access where NVLink or a PCIe switch would allow it", &rule_p2p_unavailable},
-      {"ecc-errors", "uncorrected (or corrected) ECC errors", &rule_ecc_errors},
+      {"ecc-errors", "uncorrected (or corrected) ECC errors, ECC counts growing during the run, retired pages and "
+       "remapped rows", &rule_ecc_errors},
+      {"xid-during-run", "Xid errors the driver reported while linkscope measured, with their meaning and step",
+       &rule_xid_during_run},
+      {"pcie-errors-during-run", "PCIe replay or AER error counters that grew while linkscope measured",
+       &rule_pcie_errors_during_run},
+      {"nvlink-errors-during-run", "NVLink CRC, replay or recovery counters that grew while linkscope measured",
+       &rule_nvlink_errors_during_run},
       {"wrong-results", "copies or collectives that delivered wrong data", &rule_wrong_results},
       {"gpu-throttled", "clocks held down by thermal, power-brake or hardware slowdown", &rule_gpu_throttled},
       {"nccl-env-path-removed", "NCCL_* variables that remove or force paths, protocols or algorithms",
        &rule_nccl_env_path_removed},
       {"transport-mismatch", "NCCL used a slower transport than the topology allows", &rule_transport_mismatch},
-      {"noisy-measurement", "other processes on a GPU, or a high coefficient of variation", &rule_noisy_measurement},
+      {"noisy-measurement", "other work on a GPU during the steps (foreign processes by pid, load while no step ran), "
+       "or a high coefficient of variation", &rule_noisy_measurement},
       {"pair-asymmetric", "one direction of a GPU pair slower than the other at large sizes", &rule_pair_asymmetric},
       {"gpu-slow", "every pair of one GPU slower than the other pairs", &rule_gpu_slow},
       {"bandwidth-below-expected", "copies or busbw at large sizes below the expected share of the link rate",
@@ -36,6 +44,10 @@ const std::vector<Rule>& all_rules() {
       {"run-incomplete", "the run stopped before its last step (interrupted)", &rule_run_incomplete},
   };
   return kRules;
+}
+
+void add_gpu_once(std::vector<int>& gpus, std::optional<int> cuda_ordinal) {
+  if (cuda_ordinal && std::find(gpus.begin(), gpus.end(), *cuda_ordinal) == gpus.end()) gpus.push_back(*cuda_ordinal);
 }
 
 std::optional<double> peer_reference(const std::vector<double>& values, double tolerance) {

@@ -28,6 +28,9 @@ std::optional<Finding> rule_nvlink_link_down(const Context& context);
 std::optional<Finding> rule_pcie_link_degraded(const Context& context);
 std::optional<Finding> rule_p2p_unavailable(const Context& context);
 std::optional<Finding> rule_ecc_errors(const Context& context);
+std::optional<Finding> rule_xid_during_run(const Context& context);
+std::optional<Finding> rule_pcie_errors_during_run(const Context& context);
+std::optional<Finding> rule_nvlink_errors_during_run(const Context& context);
 std::optional<Finding> rule_wrong_results(const Context& context);
 std::optional<Finding> rule_gpu_throttled(const Context& context);
 std::optional<Finding> rule_nccl_env_path_removed(const Context& context);
@@ -44,6 +47,9 @@ std::optional<Finding> rule_run_incomplete(const Context& context);
 // Pairs (rank a < rank b) that NCCL's model joins by something other than NVLink although both GPUs have NVLinks
 // and at least the mesh share of identical pairs are NVLinked: a missing direct link (nvlink-missing).
 std::vector<std::pair<int, int>> model_pairs_missing_nvlink(const Evidence& evidence);
+
+// Adds a CUDA ordinal to a finding's GPUs once (none for a GPU CUDA does not show).
+void add_gpu_once(std::vector<int>& gpus, std::optional<int> cuda_ordinal);
 
 // The value most identical peers share (values within `tolerance` relative count as equal; ties go to the larger).
 std::optional<double> peer_reference(const std::vector<double>& values, double tolerance);

@@ -7,10 +7,14 @@ namespace linkscope::discover::nvml {
 
 using Return = int;  // nvmlReturn_t
 using Device = struct DeviceOpaque*;  // nvmlDevice_t
+using EventSet = struct EventSetOpaque*;  // nvmlEventSet_t
 
 constexpr Return kSuccess = 0;                // NVML_SUCCESS
 constexpr Return kErrorNotSupported = 3;      // NVML_ERROR_NOT_SUPPORTED
+constexpr Return kErrorNoPermission = 4;      // NVML_ERROR_NO_PERMISSION
 constexpr Return kErrorInsufficientSize = 7;  // NVML_ERROR_INSUFFICIENT_SIZE
+constexpr Return kErrorTimeout = 10;          // NVML_ERROR_TIMEOUT (nvmlEventSetWait: no event in time)
+constexpr Return kErrorFunctionNotFound = 13; // NVML_ERROR_FUNCTION_NOT_FOUND
 
 constexpr int kFeatureEnabled = 1;  // NVML_FEATURE_ENABLED (nvmlEnableState_t)
 constexpr unsigned kMaxNvlinks = 18;  // NVML_NVLINK_MAX_LINKS
@@ -35,6 +39,25 @@ struct Memory {               // nvmlMemory_t (v1)
   unsigned long long free;
   unsigned long long used;
 };
+
+struct MemoryV2 {             // nvmlMemory_v2_t: `used` without the driver's reserve
+  unsigned int version;
+  unsigned long long total;
+  unsigned long long reserved;
+  unsigned long long free;
+  unsigned long long used;
+};
+// NVML_STRUCT_VERSION(Memory, 2): the struct's size with the version in the top byte.
+constexpr unsigned kMemoryV2Version = static_cast<unsigned>(sizeof(MemoryV2)) | (2u << 24);
+
+struct EventData {            // nvmlEventData_t
+  Device device;
+  unsigned long long eventType;
+  unsigned long long eventData;  // the Xid for kEventTypeXidCriticalError (999: an Xid NVML cannot name)
+  unsigned int gpuInstanceId;
+  unsigned int computeInstanceId;
+};
+constexpr unsigned long long kEventTypeXidCriticalError = 0x8;  // nvmlEventTypeXidCriticalError
 
 struct Utilization {          // nvmlUtilization_t
   unsigned int gpu;
@@ -102,6 +125,10 @@ constexpr int kMemoryErrorCorrected = 0;    // NVML_MEMORY_ERROR_TYPE_CORRECTED
 constexpr int kMemoryErrorUncorrected = 1;  // NVML_MEMORY_ERROR_TYPE_UNCORRECTED
 constexpr int kVolatileEcc = 0;   // NVML_VOLATILE_ECC
 constexpr int kAggregateEcc = 1;  // NVML_AGGREGATE_ECC
+constexpr int kTemperatureGpu = 0;  // NVML_TEMPERATURE_GPU
+// nvmlPageRetirementCause_t
+constexpr int kRetiredForSingleBitErrors = 0;  // NVML_PAGE_RETIREMENT_CAUSE_MULTIPLE_SINGLE_BIT_ECC_ERRORS
+constexpr int kRetiredForDoubleBitError = 1;   // NVML_PAGE_RETIREMENT_CAUSE_DOUBLE_BIT_ECC_ERROR
 
 // nvmlGpuP2PCapsIndex_t
 constexpr int kP2pCapsRead = 0;
@@ -141,5 +168,15 @@ using DeviceGetNvLinkRemoteDeviceTypeFn = Return (*)(Device, unsigned int, int*)
 using DeviceGetNvLinkErrorCounterFn = Return (*)(Device, unsigned int, int, unsigned long long*);
 using DeviceGetTopologyCommonAncestorFn = Return (*)(Device, Device, int*);
 using DeviceGetP2PStatusFn = Return (*)(Device, Device, int, int*);
+// Telemetry (src/discover/nvml_monitor.cpp). GetPowerUsage (mW) and GetPcieReplayCounter are DeviceGetUintFn,
+// GetRetiredPagesPendingStatus is DeviceGetIntFn, GetSupportedEventTypes is DeviceGetUllFn.
+using DeviceGetMemoryInfoV2Fn = Return (*)(Device, MemoryV2*);
+using DeviceGetTemperatureFn = Return (*)(Device, int, unsigned int*);
+using DeviceGetRetiredPagesFn = Return (*)(Device, int, unsigned int*, unsigned long long*);
+using DeviceGetRemappedRowsFn = Return (*)(Device, unsigned int*, unsigned int*, unsigned int*, unsigned int*);
+using EventSetCreateFn = Return (*)(EventSet*);
+using DeviceRegisterEventsFn = Return (*)(Device, unsigned long long, EventSet);
+using EventSetWaitFn = Return (*)(EventSet, EventData*, unsigned int);
+using EventSetFreeFn = Return (*)(EventSet);
 
 }  // namespace linkscope::discover::nvml

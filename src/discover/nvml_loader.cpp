@@ -1,7 +1,5 @@
 // NVML through dlopen: the tool starts and works offline where the driver is missing, and reports
 // "unavailable" with the reason instead of failing to load (aesthetics-ecosystem B.1, as NCCL does).
-#include <dlfcn.h>
-
 #include <algorithm>
 #include <array>
 #include <cctype>
@@ -11,84 +9,13 @@
 #include <fmt/format.h>
 
 #include "discover/nvml_api.hpp"
+#include "discover/nvml_library.hpp"
 #include "discover/nvml_source.hpp"
 #include "discover/pci_tree.hpp"
 
 namespace linkscope::discover {
 
 namespace {
-
-struct Api {
-  std::string path;
-  void* handle = nullptr;
-  nvml::InitFn Init = nullptr;
-  nvml::ShutdownFn Shutdown = nullptr;
-  nvml::ErrorStringFn ErrorString = nullptr;
-  nvml::SystemGetDriverVersionFn SystemGetDriverVersion = nullptr;
-  nvml::SystemGetCudaDriverVersionFn SystemGetCudaDriverVersion = nullptr;
-  nvml::SystemGetProcessNameFn SystemGetProcessName = nullptr;
-  nvml::DeviceGetCountFn DeviceGetCount = nullptr;
-  nvml::DeviceGetHandleByIndexFn DeviceGetHandleByIndex = nullptr;
-  nvml::DeviceGetPciInfoFn DeviceGetPciInfo = nullptr;
-  nvml::DeviceGetStringFn DeviceGetUUID = nullptr;
-  nvml::DeviceGetStringFn DeviceGetName = nullptr;
-  nvml::DeviceGetIntPairFn DeviceGetCudaComputeCapability = nullptr;
-  nvml::DeviceGetMemoryInfoFn DeviceGetMemoryInfo = nullptr;
-  nvml::DeviceGetIntFn DeviceGetPersistenceMode = nullptr;
-  nvml::DeviceGetUintPairFn DeviceGetMigMode = nullptr;
-  nvml::DeviceGetIntFn DeviceGetComputeMode = nullptr;
-  nvml::DeviceGetUintFn DeviceGetCurrPcieLinkGeneration = nullptr;
-  nvml::DeviceGetUintFn DeviceGetMaxPcieLinkGeneration = nullptr;
-  nvml::DeviceGetUintFn DeviceGetCurrPcieLinkWidth = nullptr;
-  nvml::DeviceGetUintFn DeviceGetMaxPcieLinkWidth = nullptr;
-  nvml::DeviceGetClockFn DeviceGetClockInfo = nullptr;
-  nvml::DeviceGetClockFn DeviceGetMaxClockInfo = nullptr;
-  nvml::DeviceGetUllFn DeviceGetClockEventReasons = nullptr;
-  const char* clock_event_reasons_symbol = "nvmlDeviceGetCurrentClocksEventReasons";
-  nvml::DeviceGetIntEnumPairFn DeviceGetEccMode = nullptr;
-  nvml::DeviceGetTotalEccErrorsFn DeviceGetTotalEccErrors = nullptr;
-  nvml::DeviceGetCpuAffinityFn DeviceGetCpuAffinity = nullptr;
-  nvml::DeviceGetUintFn DeviceGetNumaNodeId = nullptr;
-  nvml::DeviceGetUtilizationRatesFn DeviceGetUtilizationRates = nullptr;
-  nvml::DeviceGetProcessesFn DeviceGetComputeRunningProcesses = nullptr;
-  nvml::DeviceGetFieldValuesFn DeviceGetFieldValues = nullptr;
-  nvml::DeviceGetNvLinkCapabilityFn DeviceGetNvLinkCapability = nullptr;
-  nvml::DeviceGetNvLinkStateFn DeviceGetNvLinkState = nullptr;
-  nvml::DeviceGetNvLinkVersionFn DeviceGetNvLinkVersion = nullptr;
-  nvml::DeviceGetNvLinkRemotePciInfoFn DeviceGetNvLinkRemotePciInfo = nullptr;
-  nvml::DeviceGetNvLinkRemoteDeviceTypeFn DeviceGetNvLinkRemoteDeviceType = nullptr;
-  nvml::DeviceGetNvLinkErrorCounterFn DeviceGetNvLinkErrorCounter = nullptr;
-  nvml::DeviceGetTopologyCommonAncestorFn DeviceGetTopologyCommonAncestor = nullptr;
-  nvml::DeviceGetP2PStatusFn DeviceGetP2PStatus = nullptr;
-
-  std::string describe(const char* call, nvml::Return rc) const {
-    const char* text = ErrorString != nullptr ? ErrorString(rc) : nullptr;
-    return text != nullptr ? fmt::format("{}: {}", call, text) : fmt::format("{}: NVML error {}", call, rc);
-  }
-};
-
-std::string missing_symbol(const char* name) { return fmt::format("{} is not in this NVML (driver too old)", name); }
-
-template <typename Fn>
-void resolve(void* handle, Fn& slot, const char* name) {
-  slot = reinterpret_cast<Fn>(dlsym(handle, name));
-}
-
-// Calls `fn(args..., &raw)` and turns the outcome into a Fact.
-template <typename Raw, typename Fn, typename... Args>
-Fact<Raw> ask(const Api& api, const char* name, Fn fn, Args... args) {
-  if (fn == nullptr) return Fact<Raw>::unknown(missing_symbol(name));
-  Raw raw{};
-  const nvml::Return rc = fn(args..., &raw);
-  if (rc != nvml::kSuccess) return Fact<Raw>::unknown(api.describe(name, rc));
-  return Fact<Raw>::known(raw);
-}
-
-template <typename T, typename F>
-auto map_fact(const Fact<T>& fact, F convert) -> Fact<decltype(convert(*fact))> {
-  using Out = decltype(convert(*fact));
-  return fact.has() ? Fact<Out>::known(convert(*fact)) : Fact<Out>::unknown(fact.reason);
-}
 
 std::string p2p_status_name(int status) {
   switch (status) {
@@ -102,41 +29,6 @@ std::string p2p_status_name(int status) {
   }
 }
 
-// One field per link: `field` with scopeId = link for links 0..count-1. Entries the driver rejects keep
-// their own nvmlReturn; a failing call marks all of them.
-std::vector<nvml::FieldValue> field_per_link(const Api& api, nvml::Device device, unsigned field, unsigned count,
-                                             std::string& call_error) {
-  std::vector<nvml::FieldValue> values(count);
-  for (unsigned link = 0; link < count; ++link) {
-    values[link] = {};
-    values[link].fieldId = field;
-    values[link].scopeId = link;
-  }
-  if (api.DeviceGetFieldValues == nullptr) {
-    call_error = missing_symbol("nvmlDeviceGetFieldValues");
-  } else if (count > 0) {
-    const nvml::Return rc = api.DeviceGetFieldValues(device, static_cast<int>(count), values.data());
-    if (rc != nvml::kSuccess) call_error = api.describe("nvmlDeviceGetFieldValues", rc);
-  }
-  return values;
-}
-
-std::optional<unsigned long long> field_integer(const nvml::FieldValue& value) {
-  if (value.nvmlReturn != nvml::kSuccess) return std::nullopt;
-  switch (value.valueType) {
-    case nvml::kValueUnsignedLong: return value.value.ulVal;
-    case nvml::kValueUnsignedLongLong: return value.value.ullVal;
-    default: return value.value.uiVal;  // unsigned int is what the NVLink fields return
-  }
-}
-
-template <typename T>
-Fact<T> field_fact(const Api& api, const nvml::FieldValue& value, const std::string& call_error, const char* what) {
-  if (!call_error.empty()) return Fact<T>::unknown(call_error);
-  if (const auto number = field_integer(value)) return Fact<T>::known(static_cast<T>(*number));
-  return Fact<T>::unknown(api.describe(what, value.nvmlReturn));
-}
-
 class NvmlLibrarySource final : public NvmlSource {
  public:
   explicit NvmlLibrarySource(std::string path) : path_(std::move(path)) {}
@@ -145,73 +37,6 @@ class NvmlLibrarySource final : public NvmlSource {
  private:
   std::string path_;
 };
-
-bool open_api(Api& api, NvmlSnapshot& snapshot) {
-  api.handle = dlopen(api.path.c_str(), RTLD_NOW | RTLD_LOCAL);
-  if (api.handle == nullptr) {
-    const char* why = dlerror();
-    snapshot.reason = fmt::format("dlopen({}) failed: {}", api.path, why != nullptr ? why : "unknown reason");
-    return false;
-  }
-  resolve(api.handle, api.Init, "nvmlInit_v2");
-  resolve(api.handle, api.Shutdown, "nvmlShutdown");
-  resolve(api.handle, api.ErrorString, "nvmlErrorString");
-  resolve(api.handle, api.DeviceGetCount, "nvmlDeviceGetCount_v2");
-  resolve(api.handle, api.DeviceGetHandleByIndex, "nvmlDeviceGetHandleByIndex_v2");
-  resolve(api.handle, api.DeviceGetPciInfo, "nvmlDeviceGetPciInfo_v3");
-  resolve(api.handle, api.DeviceGetUUID, "nvmlDeviceGetUUID");
-  resolve(api.handle, api.DeviceGetName, "nvmlDeviceGetName");
-  for (const auto& [slot, name] : {std::pair<bool, const char*>{api.Init != nullptr, "nvmlInit_v2"},
-                                   {api.Shutdown != nullptr, "nvmlShutdown"},
-                                   {api.DeviceGetCount != nullptr, "nvmlDeviceGetCount_v2"},
-                                   {api.DeviceGetHandleByIndex != nullptr, "nvmlDeviceGetHandleByIndex_v2"},
-                                   {api.DeviceGetPciInfo != nullptr, "nvmlDeviceGetPciInfo_v3"},
-                                   {api.DeviceGetUUID != nullptr, "nvmlDeviceGetUUID"},
-                                   {api.DeviceGetName != nullptr, "nvmlDeviceGetName"}}) {
-    if (!slot) {
-      snapshot.reason = fmt::format("{} lacks {}: not NVML, or a driver too old for linkscope", api.path, name);
-      return false;
-    }
-  }
-  resolve(api.handle, api.SystemGetDriverVersion, "nvmlSystemGetDriverVersion");
-  resolve(api.handle, api.SystemGetCudaDriverVersion, "nvmlSystemGetCudaDriverVersion");
-  resolve(api.handle, api.SystemGetProcessName, "nvmlSystemGetProcessName");
-  resolve(api.handle, api.DeviceGetCudaComputeCapability, "nvmlDeviceGetCudaComputeCapability");
-  resolve(api.handle, api.DeviceGetMemoryInfo, "nvmlDeviceGetMemoryInfo");
-  resolve(api.handle, api.DeviceGetPersistenceMode, "nvmlDeviceGetPersistenceMode");
-  resolve(api.handle, api.DeviceGetMigMode, "nvmlDeviceGetMigMode");
-  resolve(api.handle, api.DeviceGetComputeMode, "nvmlDeviceGetComputeMode");
-  resolve(api.handle, api.DeviceGetCurrPcieLinkGeneration, "nvmlDeviceGetCurrPcieLinkGeneration");
-  resolve(api.handle, api.DeviceGetMaxPcieLinkGeneration, "nvmlDeviceGetMaxPcieLinkGeneration");
-  resolve(api.handle, api.DeviceGetCurrPcieLinkWidth, "nvmlDeviceGetCurrPcieLinkWidth");
-  resolve(api.handle, api.DeviceGetMaxPcieLinkWidth, "nvmlDeviceGetMaxPcieLinkWidth");
-  resolve(api.handle, api.DeviceGetClockInfo, "nvmlDeviceGetClockInfo");
-  resolve(api.handle, api.DeviceGetMaxClockInfo, "nvmlDeviceGetMaxClockInfo");
-  resolve(api.handle, api.DeviceGetClockEventReasons, "nvmlDeviceGetCurrentClocksEventReasons");
-  if (api.DeviceGetClockEventReasons == nullptr) {  // drivers before 535 only have the older name
-    api.clock_event_reasons_symbol = "nvmlDeviceGetCurrentClocksThrottleReasons";
-    resolve(api.handle, api.DeviceGetClockEventReasons, api.clock_event_reasons_symbol);
-  }
-  resolve(api.handle, api.DeviceGetEccMode, "nvmlDeviceGetEccMode");
-  resolve(api.handle, api.DeviceGetTotalEccErrors, "nvmlDeviceGetTotalEccErrors");
-  resolve(api.handle, api.DeviceGetCpuAffinity, "nvmlDeviceGetCpuAffinity");
-  resolve(api.handle, api.DeviceGetNumaNodeId, "nvmlDeviceGetNumaNodeId");
-  resolve(api.handle, api.DeviceGetUtilizationRates, "nvmlDeviceGetUtilizationRates");
-  resolve(api.handle, api.DeviceGetComputeRunningProcesses, "nvmlDeviceGetComputeRunningProcesses_v3");
-  if (api.DeviceGetComputeRunningProcesses == nullptr) {
-    resolve(api.handle, api.DeviceGetComputeRunningProcesses, "nvmlDeviceGetComputeRunningProcesses_v2");
-  }
-  resolve(api.handle, api.DeviceGetFieldValues, "nvmlDeviceGetFieldValues");
-  resolve(api.handle, api.DeviceGetNvLinkCapability, "nvmlDeviceGetNvLinkCapability");
-  resolve(api.handle, api.DeviceGetNvLinkState, "nvmlDeviceGetNvLinkState");
-  resolve(api.handle, api.DeviceGetNvLinkVersion, "nvmlDeviceGetNvLinkVersion");
-  resolve(api.handle, api.DeviceGetNvLinkRemotePciInfo, "nvmlDeviceGetNvLinkRemotePciInfo_v2");
-  resolve(api.handle, api.DeviceGetNvLinkRemoteDeviceType, "nvmlDeviceGetNvLinkRemoteDeviceType");
-  resolve(api.handle, api.DeviceGetNvLinkErrorCounter, "nvmlDeviceGetNvLinkErrorCounter");
-  resolve(api.handle, api.DeviceGetTopologyCommonAncestor, "nvmlDeviceGetTopologyCommonAncestor");
-  resolve(api.handle, api.DeviceGetP2PStatus, "nvmlDeviceGetP2PStatus");
-  return true;
-}
 
 std::vector<int> cpus_from_mask(const unsigned long* words, unsigned count) {
   std::vector<int> cpus;
@@ -222,40 +47,6 @@ std::vector<int> cpus_from_mask(const unsigned long* words, unsigned count) {
     }
   }
   return cpus;
-}
-
-Fact<std::vector<ProcessRecord>> read_processes(const Api& api, nvml::Device device) {
-  using Result = Fact<std::vector<ProcessRecord>>;
-  if (api.DeviceGetComputeRunningProcesses == nullptr) {
-    return Result::unknown(missing_symbol("nvmlDeviceGetComputeRunningProcesses_v3"));
-  }
-  std::vector<nvml::ProcessInfo> infos(64);
-  unsigned count = static_cast<unsigned>(infos.size());
-  nvml::Return rc = api.DeviceGetComputeRunningProcesses(device, &count, infos.data());
-  if (rc == nvml::kErrorInsufficientSize) {  // more processes than room: NVML says how many
-    infos.resize(count + 16);
-    count = static_cast<unsigned>(infos.size());
-    rc = api.DeviceGetComputeRunningProcesses(device, &count, infos.data());
-  }
-  if (rc != nvml::kSuccess) return Result::unknown(api.describe("nvmlDeviceGetComputeRunningProcesses", rc));
-  std::vector<ProcessRecord> processes;
-  for (unsigned i = 0; i < count && i < infos.size(); ++i) {
-    ProcessRecord process;
-    process.pid = infos[i].pid;
-    if (infos[i].usedGpuMemory == nvml::kValueNotAvailable) {
-      process.used_memory_bytes = Fact<unsigned long long>::unknown("NVML reports the memory use as not available");
-    } else {
-      process.used_memory_bytes = Fact<unsigned long long>::known(infos[i].usedGpuMemory);
-    }
-    if (api.SystemGetProcessName != nullptr) {
-      std::array<char, 256> name{};
-      if (api.SystemGetProcessName(process.pid, name.data(), static_cast<unsigned>(name.size())) == nvml::kSuccess) {
-        process.name = name.data();
-      }
-    }
-    processes.push_back(std::move(process));
-  }
-  return Result::known(std::move(processes));
 }
 
 std::string remote_type_name(int type) {
@@ -269,7 +60,7 @@ std::string remote_type_name(int type) {
 
 // NVLink facts with a bounded number of NVML calls: one batched field query per quantity for all 18 links,
 // then capability, remote PCI info and remote type per present link (at most 3 x 18 calls).
-void read_nvlinks(const Api& api, nvml::Device device, NvmlGpuRecord& gpu) {
+void read_nvlinks(const NvmlApi& api, nvml::Device device, NvmlGpuRecord& gpu) {
   std::string count_error;
   auto count_field = field_per_link(api, device, nvml::kFieldNvlinkLinkCount, 1, count_error);
   unsigned link_count = nvml::kMaxNvlinks;
@@ -350,7 +141,7 @@ void read_nvlinks(const Api& api, nvml::Device device, NvmlGpuRecord& gpu) {
   if (gpu.nvlinks.empty()) gpu.nvlink_reason = state_error.empty() ? "NVML reports no NVLinks on this GPU" : state_error;
 }
 
-void read_c2c(const Api& api, nvml::Device device, NvmlGpuRecord& gpu) {
+void read_c2c(const NvmlApi& api, nvml::Device device, NvmlGpuRecord& gpu) {
   std::string error;
   const auto count = field_per_link(api, device, nvml::kFieldC2cLinkCount, 1, error);
   const auto links = error.empty() ? field_integer(count[0]) : std::nullopt;
@@ -374,7 +165,7 @@ void read_c2c(const Api& api, nvml::Device device, NvmlGpuRecord& gpu) {
                                    : Fact<unsigned>::unknown("no active C2C link");
 }
 
-NvmlGpuRecord read_gpu(const Api& api, unsigned index, nvml::Device device) {
+NvmlGpuRecord read_gpu(const NvmlApi& api, unsigned index, nvml::Device device) {
   NvmlGpuRecord gpu;
   gpu.index = index;
   std::array<char, nvml::kUuidBufferSize> uuid{};
@@ -450,7 +241,10 @@ NvmlGpuRecord read_gpu(const Api& api, unsigned index, nvml::Device device) {
   const auto utilization = ask<nvml::Utilization>(api, "nvmlDeviceGetUtilizationRates", api.DeviceGetUtilizationRates, device);
   gpu.utilization_gpu_percent = map_fact(utilization, [](const nvml::Utilization& u) { return u.gpu; });
   gpu.utilization_memory_percent = map_fact(utilization, [](const nvml::Utilization& u) { return u.memory; });
-  gpu.processes = read_processes(api, device);
+  gpu.processes = list_processes(api, device);
+  if (gpu.processes.has()) {
+    for (auto& process : *gpu.processes.value) process.name = process_name(api, process.pid);
+  }
   read_nvlinks(api, device, gpu);
   if (gpu.sm.value_or(0) >= 90) {
     read_c2c(api, device, gpu);
@@ -460,7 +254,7 @@ NvmlGpuRecord read_gpu(const Api& api, unsigned index, nvml::Device device) {
   return gpu;
 }
 
-NvmlPairRecord read_pair(const Api& api, unsigned a, nvml::Device da, unsigned b, nvml::Device db) {
+NvmlPairRecord read_pair(const NvmlApi& api, unsigned a, nvml::Device da, unsigned b, nvml::Device db) {
   NvmlPairRecord pair;
   pair.a = a;
   pair.b = b;
@@ -477,10 +271,10 @@ NvmlPairRecord read_pair(const Api& api, unsigned a, nvml::Device da, unsigned b
 
 NvmlSnapshot NvmlLibrarySource::read() {
   NvmlSnapshot snapshot;
-  Api api;
+  NvmlApi api;
   api.path = path_;
   snapshot.library = path_;
-  if (!open_api(api, snapshot)) return snapshot;
+  if (!open_nvml_api(api, snapshot.reason)) return snapshot;
   if (const nvml::Return rc = api.Init(); rc != nvml::kSuccess) {
     snapshot.reason = fmt::format("NVML did not start ({}); is the NVIDIA kernel driver loaded?", api.describe("nvmlInit_v2", rc));
     return snapshot;  // the library stays loaded: unloading NVML is not supported by all drivers

@@ -10,6 +10,7 @@
 #include "model/ladder.hpp"
 #include "model/p2p.hpp"
 #include "model/patterns.hpp"
+#include "model/telemetry.hpp"
 
 // The Run's `measurements`: what each engine measured. A section that was not measured is absent (nullopt), which
 // rules and reports tell apart from "measured and empty".
@@ -21,8 +22,10 @@ struct Measurements {
   std::optional<std::vector<CollectiveSeries>> collectives;
   std::optional<Ladder> ladder;
   std::optional<CrossHost> cross_host;
+  std::optional<Telemetry> telemetry;  // doctor: what the sampler watched during the steps
   nlohmann::json extra;
 
+  // Nothing was measured; telemetry alone (GPUs watched while no step ran) is not a measurement.
   bool empty() const { return !p2p && !patterns && !collectives && !ladder && !cross_host; }
 };
 

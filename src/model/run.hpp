@@ -20,7 +20,8 @@ namespace linkscope::model {
 
 // Version of the Run document. Major bumps break readers; minor bumps add fields.
 // 1.1: patterns_config carries devices and notes; per-section fields a reader does not know are kept.
-// 1.2: system.smi_matrix and pci_display_devices[].local_cpulist (the live topo text); config.coll's sampling.
+// 1.2: system.smi_matrix and pci_display_devices[].local_cpulist (the live topo text); config.coll's sampling;
+//      measurements.telemetry (what the doctor watched during its steps).
 inline constexpr int kRunSchemaMajor = 1;
 inline constexpr int kRunSchemaMinor = 2;
 
