@@ -73,8 +73,14 @@ int doctor_exit_code(const model::Run& run, const std::string& fail_on) {
   if (fail_on == "none") return 0;
   if (run.config.stopped && run.config.stopped->rfind("interrupted", 0) == 0) return to_int(ExitCode::kInterrupted);
   std::optional<model::Severity> worst;
-  for (const auto& finding : run.findings) {
-    if (!worst || finding.severity > *worst) worst = finding.severity;
+  const auto weigh = [&worst](const std::vector<model::Finding>& findings) {
+    for (const auto& finding : findings) {
+      if (!worst || finding.severity > *worst) worst = finding.severity;
+    }
+  };
+  weigh(run.findings);
+  for (const auto& host : run.system.hosts) {  // a cluster's run: every host's own findings count too
+    if (host.findings) weigh(*host.findings);
   }
   if (worst == model::Severity::kError) return to_int(ExitCode::kProblemFound);
   if (worst == model::Severity::kWarning && fail_on == "warning") return to_int(ExitCode::kThreshold);

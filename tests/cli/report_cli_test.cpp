@@ -27,7 +27,7 @@ TEST(ReportCli, EveryFormatToStdout) {
   const auto json = run_command(LINKSCOPE_BINARY, {"report", run, "--format", "json"});
   ASSERT_EQ(json.exit_code, 0);
   const auto document = nlohmann::json::parse(json.out);
-  EXPECT_EQ(document.at("schema_version"), "1.0");
+  EXPECT_EQ(document.at("schema_version").get<std::string>().rfind("1.", 0), 0u);
   EXPECT_GE(document.at("hypotheses").size(), 7u);
 }
 

@@ -63,7 +63,7 @@ TEST(TopoCli, JsonIsARunDocumentWithTheModel) {
   const auto result = topo({"--xml", kLeonardo, "--format", "json", "--env", "NCCL_P2P_LEVEL=PIX"});
   ASSERT_EQ(result.exit_code, 0) << result.err;
   const auto document = nlohmann::json::parse(result.out);
-  EXPECT_EQ(document["schema_version"], "1.0");
+  EXPECT_EQ(document["schema_version"].get<std::string>().rfind("1.", 0), 0u);
   EXPECT_EQ(document["config"]["subcommand"], "topo");
   const auto& model = document["model"];
   EXPECT_EQ(model["partial"], false);
@@ -143,12 +143,12 @@ TEST(TopoCli, FileNcclWouldRefuseIsModelledWithANote) {
 
 TEST(TopoCliBadInput, MissingFile) {
   expect_bad_input(topo({"--xml", "/nonexistent/topo.xml"}),
-                   "/nonexistent/topo.xml: cannot open: No such file or directory");
+                   "/nonexistent/topo.xml: cannot open the topology XML file (no such file)");
 }
 
 TEST(TopoCliBadInput, Directory) {
   test::TempDir dir;
-  expect_bad_input(topo({"--xml", dir.path()}), dir.path() + ": is a directory");
+  expect_bad_input(topo({"--xml", dir.path()}), dir.path() + ": not a regular file (a directory)");
 }
 
 TEST(TopoCliBadInput, EmptyFile) {
@@ -237,7 +237,7 @@ TEST(TopoCliBadInput, VeryLargeFile) {
   const auto path = dir.write("large.xml", "");
   ASSERT_EQ(::truncate(path.c_str(), 17 * 1024 * 1024), 0);  // sparse: nothing is written
   expect_bad_input(topo({"--xml", path}),
-                   path + ": 17825792 bytes is too large for a topology file (limit 16 MiB)");
+                   path + ": 17825792 bytes is too large for a topology XML file (limit 16 MiB)");
 }
 
 TEST(TopoCliBadInput, ExternalEntities) {
