@@ -11,6 +11,7 @@
 #include "report/report_svgs.hpp"
 #include "report/report_tables.hpp"
 #include "report/svg_topology.hpp"
+#include "report/telemetry_tables.hpp"
 
 namespace linkscope::report {
 
@@ -262,6 +263,16 @@ std::string render_html(const model::Run& run) {
     out += table_or(ladder_table(data), "No ladder layer.");
   }
   out += "</section>\n";
+
+  if (const auto& telemetry = run.measurements.telemetry) {
+    out += section_open("telemetry", "During the run");
+    out += "<p>" + escape_html(telemetry_summary(*telemetry)) + "</p>\n";
+    out += figure(timeline_svg(data), "steps on top; per GPU utilization and clocks; processes that were not the doctor's as bars");
+    out += "<h3>Steps and error counters</h3>\n" + table_or(telemetry_steps_table(*telemetry), "No step ran.");
+    out += "<h3>Processes on the GPUs</h3>\n" + table_or(telemetry_processes_table(*telemetry), "NVML listed no process.");
+    if (const auto xid = telemetry_xid_table(*telemetry); !xid.empty()) out += "<h3>Xid events</h3>\n" + table_html(xid);
+    out += "</section>\n";
+  }
 
   out += section_open("environment", "Environment");
   out += table_or(environment_table(run), "No relevant variable recorded.");

@@ -10,6 +10,7 @@
 #include "report/report_data.hpp"
 #include "report/report_format.hpp"
 #include "report/report_svgs.hpp"
+#include "report/telemetry_tables.hpp"
 #include "report/report_tables.hpp"
 
 namespace linkscope::report {
@@ -202,6 +203,14 @@ std::string render_markdown(const model::Run& run, const MarkdownOptions& option
   } else {
     out += image(kLadderSvg, "ladder");
     out += table_or(ladder_table(data), "No ladder layer.");
+  }
+
+  if (const auto& telemetry = run.measurements.telemetry) {
+    out += "## During the run\n\n" + markdown_text(telemetry_summary(*telemetry)) + "\n\n";
+    out += image(kTimelineSvg, "timeline of the run");
+    out += "### Steps and error counters\n\n" + table_or(telemetry_steps_table(*telemetry), "No step ran.");
+    out += "### Processes on the GPUs\n\n" + table_or(telemetry_processes_table(*telemetry), "NVML listed no process.");
+    if (const auto xid = telemetry_xid_table(*telemetry); !xid.empty()) out += "### Xid events\n\n" + table_text(xid);
   }
 
   out += "## Environment\n\n";

@@ -8,6 +8,7 @@
 #include "report/svg_bar_chart.hpp"
 #include "report/svg_heatmap.hpp"
 #include "report/svg_line_chart.hpp"
+#include "report/svg_timeline.hpp"
 #include "report/svg_topology.hpp"
 
 namespace linkscope::report {
@@ -80,6 +81,11 @@ std::string ladder_svg(const ReportData& data) {
   return render_bar_chart(chart);
 }
 
+std::string timeline_svg(const ReportData& data) {
+  const auto& telemetry = data.run.measurements.telemetry;
+  return telemetry ? render_timeline(*telemetry) : std::string();
+}
+
 std::vector<NamedSvg> report_svgs(const ReportData& data) {
   const model::Run& run = data.run;
   std::vector<NamedSvg> svgs;
@@ -96,6 +102,7 @@ std::vector<NamedSvg> report_svgs(const ReportData& data) {
   }
   add(kCollectivesSvg, collectives_svg(data));
   add(kLadderSvg, ladder_svg(data));
+  add(kTimelineSvg, timeline_svg(data));
   return svgs;
 }
 

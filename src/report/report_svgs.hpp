@@ -10,6 +10,7 @@ namespace linkscope::report {
 inline constexpr const char* kTopologySvg = "topology.svg";
 inline constexpr const char* kCollectivesSvg = "collectives.svg";
 inline constexpr const char* kLadderSvg = "ladder.svg";
+inline constexpr const char* kTimelineSvg = "timeline.svg";
 std::string p2p_heatmap_file(const std::string& method);  // "p2p-heatmap-ce.svg"
 std::string p2p_curve_file(const std::string& method);    // "p2p-sizes-ce.svg"
 
@@ -17,6 +18,7 @@ std::string heatmap_svg(const PairMatrix& matrix);
 std::string copy_curve_svg(const ReportData& data, const std::string& method, const std::vector<Series>& series);
 std::string collectives_svg(const ReportData& data);
 std::string ladder_svg(const ReportData& data);
+std::string timeline_svg(const ReportData& data);  // empty without measurements.telemetry
 
 struct NamedSvg {
   std::string file;

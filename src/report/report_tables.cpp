@@ -20,8 +20,8 @@ namespace {
 
 using diagnose::copy_gbps;
 
-Cell text(std::string value, std::string note = {}) { return Cell{std::move(value), std::move(note), false, {}}; }
-Cell number(std::string value, std::string note = {}) { return Cell{std::move(value), std::move(note), true, {}}; }
+Cell text(std::string value, std::string note = {}) { return text_cell(std::move(value), std::move(note)); }
+Cell number(std::string value, std::string note = {}) { return number_cell(std::move(value), std::move(note)); }
 
 std::string gpu_name(int id) { return fmt::format("GPU{}", id); }
 

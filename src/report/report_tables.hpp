@@ -21,6 +21,9 @@ struct Table {
   bool empty() const { return rows.empty(); }
 };
 
+inline Cell text_cell(std::string value, std::string note = {}) { return Cell{std::move(value), std::move(note), false, {}}; }
+inline Cell number_cell(std::string value, std::string note = {}) { return Cell{std::move(value), std::move(note), true, {}}; }
+
 Table hypotheses_table(const ReportData& data);
 Table four_numbers_table(const ReportData& data);
 Table gpu_table(const ReportData& data);
