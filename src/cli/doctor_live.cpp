@@ -154,7 +154,7 @@ class StepRunner {
     ++index_;
     if (stopped()) return;
     std::fprintf(stderr, "linkscope doctor: [%d/%d] %s skipped: %s\n", index_, total_, step.c_str(), why.c_str());
-    run_.record_error(step, "not run: " + why);
+    run_.config.skipped.push_back({step, why});
   }
 
  private:
@@ -183,10 +183,11 @@ Capabilities capabilities_of(const model::Run& run) {
   Capabilities can;
   const model::System& system = run.system;
   can.gpus = static_cast<int>(system.gpus.size());
-  if (!system.driver.available) {
-    can.no_gpu = "the NVIDIA driver is unavailable: " + system.driver.reason;
-  } else if (!system.cuda.available || system.cuda.device_count == 0 || system.gpus.empty()) {
-    can.no_gpu = "CUDA shows no GPU" + (system.cuda.reason.empty() ? std::string() : ": " + system.cuda.reason);
+  // CUDA decides what can be measured: without NVML (its facts missing) the copies and collectives still run.
+  if (!system.cuda.available || system.cuda.device_count == 0 || system.gpus.empty()) {
+    can.no_gpu = !system.driver.available && !system.cuda.available
+                     ? "the NVIDIA driver is unavailable: " + system.driver.reason
+                     : "CUDA shows no GPU" + (system.cuda.reason.empty() ? std::string() : ": " + system.cuda.reason);
   }
   if (run.environment.nccl_unavailable) can.no_nccl = *run.environment.nccl_unavailable;
   return can;

@@ -7,6 +7,8 @@ namespace linkscope::diagnose {
 
 std::optional<Finding> rule_gpu_count_mismatch(const Context& context) {
   const Evidence& evidence = context.evidence;
+  // Without NVML nothing counted the machine's GPUs (driver-unavailable / nvml-unavailable say so).
+  if (evidence.system.present && evidence.system.driver.reported && !evidence.system.driver.available) return std::nullopt;
   std::optional<int> nvml = evidence.nvml_gpu_count;
   if (!nvml && !evidence.gpus.empty()) nvml = static_cast<int>(evidence.gpus.size());
   const std::optional<int> cuda = evidence.cuda_device_count;

@@ -13,9 +13,12 @@ std::optional<Finding> rule_nccl_unavailable(const Context& context) {
   finding.id = "nccl-unavailable";
   finding.severity = Severity::kWarning;
   finding.evidence.push_back(*why);
-  for (const auto& error : context.evidence.run.errors) {
+  for (const auto& skipped : context.evidence.run.config.skipped) {  // the doctor's steps that need NCCL
+    if (skipped.reason.find(*why) != std::string::npos) finding.evidence.push_back(fmt::format("{}: not run", skipped.step));
+  }
+  for (const auto& error : context.evidence.run.errors) {  // steps that tried and failed on it
     if (error.message.find(*why) != std::string::npos && error.where != "doctor") {
-      finding.evidence.push_back(fmt::format("{}: not run", error.where));
+      finding.evidence.push_back(fmt::format("{}: failed", error.where));
     }
   }
   finding.title = "NCCL cannot be loaded: collectives were not measured";

@@ -9,6 +9,8 @@ const std::vector<Rule>& all_rules() {
   static const std::vector<Rule> kRules = {
       {"driver-unavailable", "the NVIDIA driver (NVML) cannot be used; only the PCI tree was read",
        &rule_driver_unavailable},
+      {"nvml-unavailable", "CUDA works but NVML cannot be used: copies measured, NVLink/PCIe/clock facts and "
+       "telemetry missing", &rule_nvml_unavailable},
       {"nccl-topology-refused", "NCCL would stop with an error while building its graph of this topology",
        &rule_nccl_topology_refused},
       {"gpu-count-mismatch", "NVML and CUDA see a different number of GPUs (CUDA_VISIBLE_DEVICES, MIG)",

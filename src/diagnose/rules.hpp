@@ -21,6 +21,7 @@ struct Rule {
 const std::vector<Rule>& all_rules();
 
 std::optional<Finding> rule_driver_unavailable(const Context& context);
+std::optional<Finding> rule_nvml_unavailable(const Context& context);
 std::optional<Finding> rule_nccl_topology_refused(const Context& context);
 std::optional<Finding> rule_gpu_count_mismatch(const Context& context);
 std::optional<Finding> rule_nvlink_missing(const Context& context);

@@ -408,6 +408,8 @@ model::CollectivePoint CollectiveBenchmark::measure(const SeriesKey& key, std::u
     run.capture(ops_per_launch, graphs);
     // A graph of many operations is one sample; batch launches so each gated batch stays near the target.
     batch = std::clamp(static_cast<int>(options.batch_target_s * 1e6 / (estimate_us * ops_per_launch)), 1, max_batch);
+    // A fixed count of launches (-G) is that many samples, one per launch, however short the operation.
+    if (options.fixed_iters) batch = 1;
   }
 
   std::vector<double> fixed_values;

@@ -31,6 +31,10 @@ json to_json(const Run& run) {
   if (run.config.profile) config["profile"] = *run.config.profile;
   if (run.config.measured_seconds) config["measured_seconds"] = *run.config.measured_seconds;
   if (run.config.stopped) config["stopped"] = *run.config.stopped;
+  if (!run.config.skipped.empty()) {
+    config["skipped"] = json::array();
+    for (const auto& s : run.config.skipped) config["skipped"].push_back({{"step", s.step}, {"reason", s.reason}});
+  }
   json environment = with_extras({{"variables", run.environment.variables}}, run.environment.extra);
   if (run.environment.nccl_library) environment["nccl_library"] = *run.environment.nccl_library;
   if (run.environment.nccl_version) environment["nccl_version"] = *run.environment.nccl_version;
@@ -84,6 +88,7 @@ Run run_from_json(const json& document, const std::string& source) {
   run.config.profile = config.string("profile");
   run.config.measured_seconds = config.number("measured_seconds");
   run.config.stopped = config.string("stopped");
+  for (const auto& s : config.array("skipped")) run.config.skipped.push_back({s.string_or("step"), s.string_or("reason")});
   run.config.extra = config.extras();
   const JsonReader environment = r.object("environment");
   run.environment.variables = environment.string_map("variables");

@@ -30,6 +30,12 @@ struct Tool {
   std::string version, git;
 };
 
+// A step the doctor did not run because this machine cannot have it (one GPU: no pair; NCCL missing), with why.
+// Not an error: the step was not attempted.
+struct SkippedStep {
+  std::string step, reason;
+};
+
 struct Config {
   std::string subcommand;
   std::vector<std::string> argv;  // the exact command line
@@ -40,6 +46,7 @@ struct Config {
   // doctor: why the run ended before its last step ("interrupted (SIGINT) during coll all_gather, 4 of 9 steps
   // done"); absent when it ran to the end.
   std::optional<std::string> stopped;
+  std::vector<SkippedStep> skipped;         // doctor: steps not run on this machine, with the reason
   nlohmann::json extra;                     // per-subcommand settings ("coll": {...}) as the command wrote them
 };
 

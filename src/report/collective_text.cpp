@@ -1,5 +1,7 @@
 #include "report/collective_text.hpp"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "core/text.hpp"
@@ -77,7 +79,11 @@ std::string render_collective_footer(const std::vector<model::CollectiveSeries>&
     }
   }
   std::string out;
-  if (peak != nullptr) {
+  const bool one_rank = !series.empty() && std::all_of(series.begin(), series.end(), [](const auto& s) { return s.nranks == 1; });
+  if (one_rank) {
+    // busbw = algbw x (n-1)/n-style factors: 0 on one rank, where NCCL runs a local copy and nothing crosses a link.
+    out += "# one rank: busbw is 0 by definition (no data crosses a link; NCCL runs a local copy)\n";
+  } else if (peak != nullptr) {
     out += fmt::format("# peak busbw {:.2f} GB/s at {} B ({}), median time {:.2f} us\n", *peak->busbw_gbps, peak->bytes,
                        peak->in_place ? "in place" : "out of place", peak->time->median_us);
   }

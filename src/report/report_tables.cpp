@@ -368,6 +368,9 @@ Table config_table(const model::Run& run) {
   add("host", run.config.host);
   if (run.topology.present) add("model source", run.topology.source);
   if (run.measurements.p2p) add("p2p config", p2p_request_text(run.measurements.p2p->request));
+  if (run.config.profile) add("profile", *run.config.profile);
+  if (run.config.stopped) add("stopped", *run.config.stopped);
+  for (const auto& skipped : run.config.skipped) add("not run: " + skipped.step, skipped.reason);
   return table;
 }
 

@@ -1,5 +1,8 @@
 #include "report/summary_text.hpp"
 
+#include <algorithm>
+#include <utility>
+
 #include <fmt/format.h>
 
 #include "core/text.hpp"
@@ -42,6 +45,18 @@ std::string render_summary_text(const model::Run& run) {
     for (const auto& h : run.hypotheses) {
       out += fmt::format("  {:<12} {:<30} {}\n", model::verdict_name(h.verdict), h.id, clip(h.evidence, 66));
     }
+  }
+
+  if (run.config.stopped) out += "\nStopped early: " + *run.config.stopped + "\n";
+  if (!run.config.skipped.empty()) {  // grouped by reason: "patterns, coll all_reduce: one GPU: ..."
+    std::vector<std::pair<std::string, std::vector<std::string>>> by_reason;
+    for (const auto& skipped : run.config.skipped) {
+      auto it = std::find_if(by_reason.begin(), by_reason.end(), [&](const auto& g) { return g.first == skipped.reason; });
+      if (it == by_reason.end()) it = by_reason.insert(by_reason.end(), {skipped.reason, {}});
+      it->second.push_back(skipped.step);
+    }
+    out += "\nNot run on this machine:\n";
+    for (const auto& [reason, steps] : by_reason) out += "  " + join(steps, ", ") + ": " + clip(reason, 96) + "\n";
   }
 
   const auto rows = four_numbers(data);

@@ -86,6 +86,10 @@ TEST(CollDevice, TypesAndReductionsVerifyExactly) {
   for (DataType type : coll::all_data_types()) {
     if (coll::type_needs_sm90(type) && prop.major < 9) continue;
     for (RedOp redop : coll::all_red_ops()) {
+      // NCCL 2.28's one-rank path (src/device/onerank.cu) has no fp8 kernel for avg and premulsum in its host code
+      // and answers ncclInvalidArgument; over two ranks the same reductions run.
+      const bool fp8 = type == DataType::kF8e4m3 || type == DataType::kF8e5m2;
+      if (n == 1 && fp8 && (redop == RedOp::kAvg || redop == RedOp::kMulSum)) continue;
       for (CollectiveOp op : {CollectiveOp::kAllReduce, CollectiveOp::kReduceScatter, CollectiveOp::kReduce}) {
         SCOPED_TRACE(std::string(coll::op_name(op)) + " " + std::string(coll::type_name(type)) + " " +
                      std::string(coll::red_op_name(redop)));

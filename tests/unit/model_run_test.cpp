@@ -108,6 +108,7 @@ TEST(ModelRun, EverySectionRoundTripsFromEngineValues) {
   diagnose::diagnose_into(run, true);
   ASSERT_FALSE(run.hypotheses.empty());
   run.record_error("p2p 0>1 1G", "out of memory");
+  run.config.skipped = {{"patterns", "one GPU: no pair to copy between"}, {"coll all_reduce", "NCCL: not found"}};
   expect_round_trip(run, "every section");
 
   // The system section is what discovery builds, field for field, once read back.
@@ -119,6 +120,9 @@ TEST(ModelRun, EverySectionRoundTripsFromEngineValues) {
   EXPECT_EQ(back.runtime.runs[0].info.connections.size(), log_run.info.connections.size());
   EXPECT_FALSE(back.runtime.runs[1].recorded);
   EXPECT_EQ(back.errors[0].where, "p2p 0>1 1G");
+  ASSERT_EQ(back.config.skipped.size(), 2u);
+  EXPECT_EQ(back.config.skipped[1].step, "coll all_reduce");
+  EXPECT_EQ(back.config.skipped[1].reason, "NCCL: not found");
 }
 
 TEST(ModelRun, EveryFixtureRunLoadsAndRewritesItself) {

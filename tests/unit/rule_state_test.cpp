@@ -122,5 +122,40 @@ TEST(RuleState, LinkscopeItselfInTheProcessListIsNotForeign) {
   EXPECT_NE(f[0].cause.find("pid 78 python3"), std::string::npos) << f[0].cause;
 }
 
+// NVML missing but CUDA working: a warning that says what is missing, not driver-unavailable, and no count mismatch
+// (nothing counted the machine's GPUs). With CUDA gone too it is driver-unavailable, an error.
+TEST(RuleState, NvmlMissingWithCudaWorkingIsAWarningNotADriverError) {
+  test::RunJson run = test::nvswitch_run(1);
+  run.system["driver"] = {{"available", false}, {"reason", "libnvidia-ml.so.1: cannot open shared object file"}};
+  run.system["cuda"] = {{"available", true}, {"driver_version", 13000}, {"device_count", 1}};
+  run.system["visibility"]["nvml_gpu_count"] = 0;
+  auto f = findings(run);
+  ASSERT_EQ(f.size(), 1u) << f[0].id;
+  EXPECT_EQ(f[0].id, "nvml-unavailable");
+  EXPECT_EQ(f[0].severity, Severity::kWarning);
+  EXPECT_NE(f[0].evidence[0].find("libnvidia-ml.so.1"), std::string::npos);
+  EXPECT_EQ(f[0].evidence[1], "CUDA: 1 device(s), driver supports CUDA 13.0");
+
+  run.system["cuda"] = {{"available", false}, {"device_count", 0}, {"reason", "no CUDA-capable device"}};
+  f = findings(run);
+  ASSERT_EQ(f.size(), 1u) << f[0].id;
+  EXPECT_EQ(f[0].id, "driver-unavailable");
+  EXPECT_EQ(f[0].severity, Severity::kError);
+}
+
+// nccl-unavailable names the doctor's steps it kept from running (skipped) apart from those that tried and failed.
+TEST(RuleState, NcclMissingNamesStepsNotRunAndStepsThatFailed) {
+  test::RunJson run = test::nvswitch_run(2);
+  const std::string why = "libnccl.so.2: cannot open shared object file";
+  run.environment["nccl_unavailable"] = why;
+  run.config["skipped"] = {{{"step", "coll all_reduce"}, {"reason", "NCCL: " + why}},
+                           {{"step", "patterns"}, {"reason", "one GPU"}}};
+  run.errors = {{{"where", "coll sendrecv"}, {"message", why}}};
+  const auto f = findings(run);
+  ASSERT_EQ(f.size(), 1u);
+  EXPECT_EQ(f[0].id, "nccl-unavailable");
+  EXPECT_EQ(f[0].evidence, (std::vector<std::string>{why, "coll all_reduce: not run", "coll sendrecv: failed"}));
+}
+
 }  // namespace
 }  // namespace linkscope::diagnose
