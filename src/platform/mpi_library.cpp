@@ -86,6 +86,7 @@ MpiLibrary open_mpi() {
   if (!mpi_adapters_built()) {
     throw DeviceError("this linkscope was built without an MPI adapter (CMake found no Open MPI or MPICH mpi.h)");
   }
+  if (const auto why = srun_without_mpi_plugin(env)) throw DeviceError(*why);
   std::vector<std::string> tried;
   for (const auto& candidate : mpi_library_candidates(env)) {
     void* handle = dlopen(candidate.c_str(), RTLD_NOW | RTLD_GLOBAL);

@@ -33,6 +33,16 @@ std::vector<std::string> mpi_library_candidates(const Environment& env) {
   return candidates;
 }
 
+std::optional<std::string> srun_without_mpi_plugin(const Environment& env) {
+  if (!env.has("SLURM_PROCID") || has_prefix_variable(env, "PMI_") || has_prefix_variable(env, "PMIX_") ||
+      has_prefix_variable(env, "OMPI_")) {
+    return std::nullopt;
+  }
+  return std::string(
+      "started by srun without an MPI plugin (no PMI_* or PMIX_* variable): no MPI can join the tasks into one job; "
+      "run srun --mpi=pmix (Open MPI) or srun --mpi=pmi2 (MPICH, Intel MPI, MVAPICH)");
+}
+
 std::optional<std::string> mpi_family_of(std::string_view library_version) {
   if (library_version.find("Open MPI") != std::string_view::npos) return std::string(kOpenMpiFamily);
   for (std::string_view mark : {"MPICH", "Intel(R) MPI", "MVAPICH"}) {

@@ -20,6 +20,10 @@ inline constexpr std::string_view kMpichFamily = "mpich";
 // set PMI_RANK or PMI_FD without OMPI_* or PMIX_*; PMIx launchers are tried with Open MPI first).
 std::vector<std::string> mpi_library_candidates(const Environment& env);
 
+// A Slurm step started without an MPI plugin (srun --mpi=none, the default of many slurm.conf files): SLURM_PROCID
+// is set but no PMI_* or PMIX_* variable, so no MPI can join its tasks into one job. Returns what to say then.
+std::optional<std::string> srun_without_mpi_plugin(const Environment& env);
+
 // The family of an MPI library from its MPI_Get_library_version text ("Open MPI v4.1.4, ...", "MPICH Version:
 // 4.0.2 ...", "Intel(R) MPI Library 2021.10 ...", "MVAPICH2 Version ..."); nullopt when it is none of them.
 std::optional<std::string> mpi_family_of(std::string_view library_version);

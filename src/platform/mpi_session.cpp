@@ -81,9 +81,11 @@ void check_world_matches_launcher(const MpiLibrary& lib, int size) {
   const auto launch = runtime::detect_launch(Environment::from_process());
   if (!launch.parallel() || launch.world_size == size) return;
   lib.api.finalize();
+  const bool srun = launch.launcher.rfind("SLURM_", 0) == 0;
   throw DeviceError(fmt::format("MPI library {} ({}) sees {} rank(s) but the launcher started {} ({}): it is not the "
-                                "MPI that started this job; set LINKSCOPE_MPI_LIBRARY to the launcher's libmpi.so",
-                                lib.library, lib.library_version, size, launch.world_size, launch.launcher));
+                                "MPI that started this job; set LINKSCOPE_MPI_LIBRARY to the launcher's libmpi.so{}",
+                                lib.library, lib.library_version, size, launch.world_size, launch.launcher,
+                                srun ? " (srun needs --mpi=pmix for Open MPI, --mpi=pmi2 for MPICH)" : ""));
 }
 
 }  // namespace

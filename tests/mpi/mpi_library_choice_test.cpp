@@ -27,6 +27,17 @@ TEST(MpiLibraryChoice, LinkscopeMpiLibraryForcesOne) {
   EXPECT_EQ(mpi_library_candidates(Environment::from_map({{"LINKSCOPE_MPI_LIBRARY", ""}})).size(), 3u);
 }
 
+TEST(MpiLibraryChoice, AnSrunStepWithoutAnMpiPluginIsNamed) {
+  const auto none = srun_without_mpi_plugin(Environment::from_map({{"SLURM_PROCID", "0"}, {"SLURM_STEP_NUM_TASKS", "2"}}));
+  ASSERT_TRUE(none.has_value());
+  EXPECT_NE(none->find("run srun --mpi=pmix (Open MPI) or srun --mpi=pmi2"), std::string::npos) << *none;
+  EXPECT_FALSE(srun_without_mpi_plugin(Environment::from_map({{"SLURM_PROCID", "0"}, {"PMIX_RANK", "0"}})));
+  EXPECT_FALSE(srun_without_mpi_plugin(Environment::from_map({{"SLURM_PROCID", "0"}, {"PMI_FD", "7"}})));
+  // mpirun inside a Slurm allocation: Open MPI's own launcher.
+  EXPECT_FALSE(srun_without_mpi_plugin(Environment::from_map({{"SLURM_PROCID", "0"}, {"OMPI_COMM_WORLD_SIZE", "2"}})));
+  EXPECT_FALSE(srun_without_mpi_plugin(Environment::from_map({})));
+}
+
 TEST(MpiLibraryChoice, TheFamilyComesFromTheLibrarysOwnVersion) {
   EXPECT_EQ(mpi_family_of("Open MPI v4.1.4, package: Debian OpenMPI, ident: 4.1.4, repo rev: v4.1.4, May 26, 2022"),
             "openmpi");
