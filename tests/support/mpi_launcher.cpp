@@ -138,6 +138,10 @@ std::string MpiLauncher::expected_family() const {
   return name_;
 }
 
+int MpiLauncher::aborted_exit_code(int code) const {
+  return name_ == "slurm" && expected_family() == "mpich" ? 137 : code;
+}
+
 std::string MpiLauncher::death_notice(int rank) const {
   if (name_ == "slurm") return "task " + std::to_string(rank);
   if (name_ == "mpich") return "BAD TERMINATION OF ONE OF YOUR APPLICATION PROCESSES";  // hydra names no rank

@@ -34,6 +34,9 @@ class MpiLauncher {
   // The MPI family linkscope should pick under this launcher: Open MPI under mpirun and srun --mpi=pmix,
   // MPICH under hydra and srun --mpi=pmi2 (PMI_* variables without OMPI_* or PMIX_*).
   std::string expected_family() const;
+  // The launcher's exit code after a task called MPI_Abort(MPI_COMM_WORLD, code): the code itself, except under
+  // srun --mpi=pmi2 with MPICH, where the abort cancels the step and srun exits 137 (its tasks were killed).
+  int aborted_exit_code(int code) const;
   // What the launcher prints when task `rank` dies: Open MPI names the rank, Slurm the task, hydra neither.
   std::string death_notice(int rank) const;
 
