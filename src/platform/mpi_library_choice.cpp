@@ -16,9 +16,12 @@ bool has_prefix_variable(const Environment& env, std::string_view prefix) {
   return it != all.end() && std::string_view(it->first).substr(0, prefix.size()) == prefix;
 }
 
+// The variables a launcher sets for its tasks, not those a user may have set (OMPI_MCA_*, PMIX_MCA_*: an Open MPI
+// module's settings stay in the environment when MPICH's mpiexec starts the job).
+bool open_mpi_launcher(const Environment& env) { return env.has("OMPI_COMM_WORLD_SIZE") || env.has("PMIX_RANK"); }
+
 bool mpich_launcher(const Environment& env) {
-  if (has_prefix_variable(env, "OMPI_") || has_prefix_variable(env, "PMIX_")) return false;
-  return env.has("PMI_RANK") || env.has("PMI_FD");
+  return !open_mpi_launcher(env) && (env.has("PMI_RANK") || env.has("PMI_FD"));
 }
 
 }  // namespace
@@ -34,8 +37,8 @@ std::vector<std::string> mpi_library_candidates(const Environment& env) {
 }
 
 std::optional<std::string> srun_without_mpi_plugin(const Environment& env) {
-  if (!env.has("SLURM_PROCID") || has_prefix_variable(env, "PMI_") || has_prefix_variable(env, "PMIX_") ||
-      has_prefix_variable(env, "OMPI_")) {
+  if (!env.has("SLURM_PROCID") || open_mpi_launcher(env) || has_prefix_variable(env, "PMI_") ||
+      has_prefix_variable(env, "PMIX_")) {
     return std::nullopt;
   }
   return std::string(

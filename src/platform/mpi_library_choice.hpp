@@ -16,8 +16,9 @@ inline constexpr std::string_view kOpenMpiFamily = "openmpi";
 inline constexpr std::string_view kMpichFamily = "mpich";
 
 // The libraries to try, in order: LINKSCOPE_MPI_LIBRARY alone when set; otherwise every supported soname, the
-// launcher's own family first (Open MPI's mpirun sets OMPI_COMM_WORLD_*; MPICH's hydra and Slurm's pmi2 plugin
-// set PMI_RANK or PMI_FD without OMPI_* or PMIX_*; PMIx launchers are tried with Open MPI first).
+// launcher's own family first (Open MPI's mpirun sets OMPI_COMM_WORLD_SIZE; MPICH's hydra and Slurm's pmi2 plugin
+// set PMI_RANK or PMI_FD without it or PMIX_RANK; PMIx launchers are tried with Open MPI first). A user's own
+// OMPI_MCA_* settings say nothing about the launcher.
 std::vector<std::string> mpi_library_candidates(const Environment& env);
 
 // A Slurm step started without an MPI plugin (srun --mpi=none, the default of many slurm.conf files): SLURM_PROCID

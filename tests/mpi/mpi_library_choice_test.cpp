@@ -16,6 +16,10 @@ TEST(MpiLibraryChoice, TheLaunchersFamilyIsTriedFirst) {
   // hydra, and srun --mpi=pmi2
   EXPECT_EQ(mpi_library_candidates(Environment::from_map({{"PMI_RANK", "1"}, {"PMI_SIZE", "2"}})), mpich_first);
   EXPECT_EQ(mpi_library_candidates(Environment::from_map({{"PMI_FD", "5"}, {"SLURM_PROCID", "0"}})), mpich_first);
+  // An Open MPI module's settings left in the environment of an MPICH job.
+  EXPECT_EQ(mpi_library_candidates(Environment::from_map(
+                {{"OMPI_MCA_btl", "self,vader"}, {"OMPI_ALLOW_RUN_AS_ROOT", "1"}, {"PMI_RANK", "0"}, {"PMI_FD", "6"}})),
+            mpich_first);
   // srun --mpi=pmix: PMIx is Open MPI's native runtime.
   EXPECT_EQ(mpi_library_candidates(Environment::from_map({{"PMIX_RANK", "0"}, {"PMI_RANK", "0"}})), open_mpi_first);
 }
@@ -35,6 +39,7 @@ TEST(MpiLibraryChoice, AnSrunStepWithoutAnMpiPluginIsNamed) {
   EXPECT_FALSE(srun_without_mpi_plugin(Environment::from_map({{"SLURM_PROCID", "0"}, {"PMI_FD", "7"}})));
   // mpirun inside a Slurm allocation: Open MPI's own launcher.
   EXPECT_FALSE(srun_without_mpi_plugin(Environment::from_map({{"SLURM_PROCID", "0"}, {"OMPI_COMM_WORLD_SIZE", "2"}})));
+  EXPECT_TRUE(srun_without_mpi_plugin(Environment::from_map({{"SLURM_PROCID", "0"}, {"OMPI_MCA_btl", "self"}})));
   EXPECT_FALSE(srun_without_mpi_plugin(Environment::from_map({})));
 }
 

@@ -25,10 +25,11 @@ fi
 echo "ok: newest GLIBC_ symbol version $newest (floor $floor)"
 
 chroot_cmd=()
+# Absolute paths: the commands run under `env -i`.
 if [ "$(id -u)" -eq 0 ] && chroot / true 2>/dev/null; then
-  chroot_cmd=(chroot)
+  chroot_cmd=("$(command -v chroot)")
 elif unshare -r chroot / true 2>/dev/null; then
-  chroot_cmd=(unshare -r chroot)
+  chroot_cmd=("$(command -v unshare)" -r "$(command -v chroot)")
 else
   echo "SKIP: cannot chroot here (not root, no user namespaces): the run without MPI was not checked"
   exit 77

@@ -112,25 +112,27 @@ MpiLauncher MpiLauncher::from_environment() {
 
 CommandResult MpiLauncher::run(const std::vector<RankCommand>& ranks, const std::vector<std::string>& env,
                                int timeout_seconds) const {
+  // Open MPI's settings stay in the environment of the other launchers' jobs, as a user's Open MPI module would
+  // leave them: they must not decide which MPI is opened.
+  std::vector<std::string> all_env = kOpenMpiEnv;
+  all_env.insert(all_env.end(), env.begin(), env.end());
   if (name_ == "openmpi") {
     std::vector<std::string> args = {"--allow-run-as-root", "--oversubscribe"};
     const auto tasks = mpmd_args(ranks, "-np");
     args.insert(args.end(), tasks.begin(), tasks.end());
-    std::vector<std::string> all_env = kOpenMpiEnv;
-    all_env.insert(all_env.end(), env.begin(), env.end());
     return run_command(program_, args, all_env, timeout_seconds);
   }
   if (name_ == "mpich") {
     std::vector<std::string> args = {"-launcher", "fork"};
     const auto tasks = mpmd_args(ranks, "-n");
     args.insert(args.end(), tasks.begin(), tasks.end());
-    return run_command(program_, args, env, timeout_seconds);
+    return run_command(program_, args, all_env, timeout_seconds);
   }
   TempDir dir;
   const std::string conf = write_multi_prog(dir, ranks);
   return run_command(program_,
                      {"--mpi=" + srun_mpi_, "-n", std::to_string(ranks.size()), "--kill-on-bad-exit=1", "--multi-prog", conf},
-                     env, timeout_seconds);
+                     all_env, timeout_seconds);
 }
 
 std::string MpiLauncher::expected_family() const {
