@@ -52,7 +52,6 @@ set(CPACK_PACKAGE_VENDOR linkscope)
 set(CPACK_PACKAGE_CONTACT "linkscope developers")
 set(CPACK_GENERATOR DEB TGZ)
 set(CPACK_PACKAGE_FILE_NAME linkscope-${PROJECT_VERSION}-linux-${CMAKE_SYSTEM_PROCESSOR})
-set(CPACK_OUTPUT_FILE_PREFIX ${CMAKE_BINARY_DIR}/packages)
 set(CPACK_STRIP_FILES OFF)
 # .tar.gz: linkscope-<version>-linux-<arch>/{bin,lib,share}, unpacked anywhere (the binary finds lib/ beside it).
 set(CPACK_ARCHIVE_COMPONENT_INSTALL OFF)
