@@ -8,7 +8,9 @@ packages=(
   libcli11-dev nlohmann-json3-dev libfmt-dev libpugixml-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   clang libclang-rt-dev
-  libopenmpi-dev openmpi-bin
+  libopenmpi-dev openmpi-bin libmpich-dev mpich
+  slurm-wlm munge
+  help2man zsh man-db
   python3-html5lib libxml2-utils
 )
 

@@ -9,25 +9,19 @@
 
 #include "core/error.hpp"
 #include "core/stamp.hpp"
-
-#ifdef LINKSCOPE_HAVE_MPI
-// The C API only: the deprecated C++ bindings would need libmpi_cxx at link time.
-#define OMPI_SKIP_MPICXX 1
-#define MPICH_SKIP_MPICXX 1
-#include <mpi.h>
-#endif
+#include "platform/mpi_library.hpp"
+#include "runtime/launch_environment.hpp"
 
 namespace linkscope::platform {
 
-#ifdef LINKSCOPE_HAVE_MPI
-
 namespace {
 
+const lsmpi_api& api() { return mpi_library().api; }
+
 void mpi_check(int code, const char* call) {
-  if (code == MPI_SUCCESS) return;
-  char text[MPI_MAX_ERROR_STRING] = {};
-  int length = 0;
-  MPI_Error_string(code, text, &length);
+  if (code == 0) return;
+  char text[512] = {};
+  api().error_string(code, text, sizeof text);
   throw Error(ExitCode::kDevice, fmt::format("{} failed: {}", call, text));
 }
 
@@ -66,13 +60,32 @@ int message_size(const std::string& text) {
   return static_cast<int>(text.size());
 }
 
-MPI_Op to_mpi(MpiSession::Op op) {
+int to_adapter(MpiSession::Op op) {
   switch (op) {
-    case MpiSession::Op::kSum: return MPI_SUM;
-    case MpiSession::Op::kMin: return MPI_MIN;
-    case MpiSession::Op::kMax: return MPI_MAX;
+    case MpiSession::Op::kSum: return LSMPI_OP_SUM;
+    case MpiSession::Op::kMin: return LSMPI_OP_MIN;
+    case MpiSession::Op::kMax: return LSMPI_OP_MAX;
   }
-  return MPI_SUM;
+  return LSMPI_OP_SUM;
+}
+
+int count_of(std::size_t n) {
+  if (n > static_cast<std::size_t>(std::numeric_limits<int>::max())) {
+    throw Error(ExitCode::kInternal, fmt::format("an MPI call on {} elements is too large", n));
+  }
+  return static_cast<int>(n);
+}
+
+// An MPI that is not the launcher's initialises as a job of its own (a singleton): every task would run alone.
+void check_world_matches_launcher(const MpiLibrary& lib, int size) {
+  const auto launch = runtime::detect_launch(Environment::from_process());
+  if (!launch.parallel() || launch.world_size == size) return;
+  lib.api.finalize();
+  const bool srun = launch.launcher.rfind("SLURM_", 0) == 0;
+  throw DeviceError(fmt::format("MPI library {} ({}) sees {} rank(s) but the launcher started {} ({}): it is not the "
+                                "MPI that started this job; set LINKSCOPE_MPI_LIBRARY to the launcher's libmpi.so{}",
+                                lib.library, lib.library_version, size, launch.world_size, launch.launcher,
+                                srun ? " (srun needs --mpi=pmix for Open MPI, --mpi=pmi2 for MPICH)" : ""));
 }
 
 }  // namespace
@@ -80,26 +93,23 @@ MPI_Op to_mpi(MpiSession::Op op) {
 struct MpiSession::State {
   int rank = 0, size = 1, local_rank = 0, local_size = 1;
   std::string host;
-  MPI_Comm node = MPI_COMM_NULL;
 };
 
-bool mpi_built_in() { return true; }
+bool mpi_built_in() { return mpi_adapters_built(); }
 
-MpiSession::MpiSession(int* argc, char*** argv) : state_(std::make_unique<State>()) {
-  int provided = 0;
-  mpi_check(MPI_Init_thread(argc, argv, MPI_THREAD_FUNNELED, &provided), "MPI_Init_thread");
-  mpi_check(MPI_Comm_rank(MPI_COMM_WORLD, &state_->rank), "MPI_Comm_rank");
-  mpi_check(MPI_Comm_size(MPI_COMM_WORLD, &state_->size), "MPI_Comm_size");
-  mpi_check(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, state_->rank, MPI_INFO_NULL, &state_->node),
-            "MPI_Comm_split_type");
-  mpi_check(MPI_Comm_rank(state_->node, &state_->local_rank), "MPI_Comm_rank(node)");
-  mpi_check(MPI_Comm_size(state_->node, &state_->local_size), "MPI_Comm_size(node)");
+MpiSession::MpiSession(int*, char***) : state_(std::make_unique<State>()) {
+  if (!mpi_adapters_built()) {
+    throw UsageError("this linkscope was built without MPI; multi-process runs need a build with an MPI adapter");
+  }
+  const MpiLibrary& lib = mpi_library();
+  mpi_check(lib.api.init(&state_->rank, &state_->size, &state_->local_rank, &state_->local_size),
+            "MPI_Init_thread");
+  check_world_matches_launcher(lib, state_->size);
   state_->host = host_name();
 }
 
 MpiSession::~MpiSession() {
-  if (state_->node != MPI_COMM_NULL && finalize_) MPI_Comm_free(&state_->node);
-  if (finalize_) MPI_Finalize();
+  if (finalize_) api().finalize();
 }
 
 int MpiSession::rank() const { return state_->rank; }
@@ -109,23 +119,21 @@ int MpiSession::local_size() const { return state_->local_size; }
 const std::string& MpiSession::host() const { return state_->host; }
 
 void MpiSession::allreduce(double* values, std::size_t n, Op op) {
-  mpi_check(MPI_Allreduce(MPI_IN_PLACE, values, static_cast<int>(n), MPI_DOUBLE, to_mpi(op), MPI_COMM_WORLD),
-            "MPI_Allreduce");
+  mpi_check(api().allreduce_double(values, count_of(n), to_adapter(op)), "MPI_Allreduce");
 }
 
 void MpiSession::allreduce(long long* values, std::size_t n, Op op) {
-  mpi_check(MPI_Allreduce(MPI_IN_PLACE, values, static_cast<int>(n), MPI_LONG_LONG, to_mpi(op), MPI_COMM_WORLD),
-            "MPI_Allreduce");
+  mpi_check(api().allreduce_long_long(values, count_of(n), to_adapter(op)), "MPI_Allreduce");
 }
 
 void MpiSession::broadcast(void* data, std::size_t bytes, int root) {
-  mpi_check(MPI_Bcast(data, static_cast<int>(bytes), MPI_BYTE, root, MPI_COMM_WORLD), "MPI_Bcast");
+  mpi_check(api().broadcast(data, count_of(bytes), root), "MPI_Bcast");
 }
 
 std::vector<std::string> MpiSession::gather(const std::string& text, int root) {
-  int length = static_cast<int>(text.size());
+  const int length = message_size(text);
   std::vector<int> lengths(state_->rank == root ? state_->size : 0);
-  mpi_check(MPI_Gather(&length, 1, MPI_INT, lengths.data(), 1, MPI_INT, root, MPI_COMM_WORLD), "MPI_Gather");
+  mpi_check(api().gather_int(length, lengths.data(), root), "MPI_Gather");
   std::vector<int> offsets(lengths.size());
   int total = 0;
   for (std::size_t i = 0; i < lengths.size(); ++i) {
@@ -133,27 +141,25 @@ std::vector<std::string> MpiSession::gather(const std::string& text, int root) {
     total += lengths[i];
   }
   std::string all(static_cast<std::size_t>(total), '\0');
-  mpi_check(MPI_Gatherv(text.data(), length, MPI_CHAR, all.data(), lengths.data(), offsets.data(), MPI_CHAR, root,
-                        MPI_COMM_WORLD),
-            "MPI_Gatherv");
+  mpi_check(api().gatherv_bytes(text.data(), length, all.data(), lengths.data(), offsets.data(), root), "MPI_Gatherv");
   std::vector<std::string> parts;
   for (std::size_t i = 0; i < lengths.size(); ++i) parts.push_back(all.substr(offsets[i], lengths[i]));
   return parts;
 }
 
-void MpiSession::barrier() { mpi_check(MPI_Barrier(MPI_COMM_WORLD), "MPI_Barrier"); }
+void MpiSession::barrier() { mpi_check(api().barrier(), "MPI_Barrier"); }
 
 void MpiSession::abort_job(int code) {
-  MPI_Abort(MPI_COMM_WORLD, code);
+  api().abort(code);
   std::_Exit(code);
 }
 
 void MpiSession::send_text(int dest, const std::string& text, double timeout_s, const std::string& what) {
-  MPI_Request request = MPI_REQUEST_NULL;
-  mpi_check(MPI_Isend(text.data(), message_size(text), MPI_CHAR, dest, kTextTag, MPI_COMM_WORLD, &request), "MPI_Isend");
+  lsmpi_request* request = nullptr;
+  mpi_check(api().isend(text.data(), message_size(text), dest, kTextTag, &request), "MPI_Isend");
   const Poll poll(timeout_s);
   for (int done = 0;;) {
-    mpi_check(MPI_Test(&request, &done, MPI_STATUS_IGNORE), "MPI_Test");
+    mpi_check(api().test(&request, &done), "MPI_Test");
     if (done != 0) return;
     if (poll.expired()) wait_expired({dest}, timeout_s, what);
     poll.pause();
@@ -161,14 +167,11 @@ void MpiSession::send_text(int dest, const std::string& text, double timeout_s, 
 }
 
 std::optional<std::string> MpiSession::try_receive_text(int source) {
-  int arrived = 0;
-  MPI_Status status;
-  mpi_check(MPI_Iprobe(source, kTextTag, MPI_COMM_WORLD, &arrived, &status), "MPI_Iprobe");
+  int arrived = 0, count = 0;
+  mpi_check(api().iprobe(source, kTextTag, &arrived, &count), "MPI_Iprobe");
   if (arrived == 0) return std::nullopt;
-  int count = 0;
-  mpi_check(MPI_Get_count(&status, MPI_CHAR, &count), "MPI_Get_count");
   std::string text(static_cast<std::size_t>(count), '\0');
-  mpi_check(MPI_Recv(text.data(), count, MPI_CHAR, source, kTextTag, MPI_COMM_WORLD, MPI_STATUS_IGNORE), "MPI_Recv");
+  mpi_check(api().receive(text.data(), count, source, kTextTag), "MPI_Recv");
   return text;
 }
 
@@ -223,21 +226,20 @@ std::vector<std::string> MpiSession::gather_text(const std::string& text, int ro
 std::string MpiSession::broadcast_text(const std::string& text, int root, const std::vector<int>& members,
                                        double timeout_s, const std::string& what) {
   if (state_->rank != root) return receive_text(root, timeout_s, what);
-  std::vector<MPI_Request> requests;
+  std::vector<lsmpi_request*> requests;
   std::vector<int> peers;
   for (int member : members) {
     if (member == root) continue;
-    requests.push_back(MPI_REQUEST_NULL);
+    requests.push_back(nullptr);
     peers.push_back(member);
-    mpi_check(MPI_Isend(text.data(), message_size(text), MPI_CHAR, member, kTextTag, MPI_COMM_WORLD, &requests.back()),
-              "MPI_Isend");
+    mpi_check(api().isend(text.data(), message_size(text), member, kTextTag, &requests.back()), "MPI_Isend");
   }
   const Poll poll(timeout_s);
   for (;;) {
     std::vector<int> missing;
     for (std::size_t i = 0; i < requests.size(); ++i) {
       int done = 0;
-      mpi_check(MPI_Test(&requests[i], &done, MPI_STATUS_IGNORE), "MPI_Test");
+      mpi_check(api().test(&requests[i], &done), "MPI_Test");
       if (done == 0) missing.push_back(peers[i]);
     }
     if (missing.empty()) return text;
@@ -245,43 +247,6 @@ std::string MpiSession::broadcast_text(const std::string& text, int root, const 
     poll.pause();
   }
 }
-
-#else  // built without MPI
-
-struct MpiSession::State {};
-
-bool mpi_built_in() { return false; }
-
-MpiSession::MpiSession(int*, char***) {
-  throw UsageError("this linkscope was built without MPI; multi-process runs need a build with an MPI C library");
-}
-MpiSession::~MpiSession() = default;
-int MpiSession::rank() const { return 0; }
-int MpiSession::size() const { return 1; }
-int MpiSession::local_rank() const { return 0; }
-int MpiSession::local_size() const { return 1; }
-const std::string& MpiSession::host() const {
-  static const std::string none;
-  return none;
-}
-void MpiSession::allreduce(double*, std::size_t, Op) {}
-void MpiSession::allreduce(long long*, std::size_t, Op) {}
-void MpiSession::broadcast(void*, std::size_t, int) {}
-std::vector<std::string> MpiSession::gather(const std::string& text, int) { return {text}; }
-void MpiSession::barrier() {}
-void MpiSession::abort_job(int code) { std::_Exit(code); }
-void MpiSession::send_text(int, const std::string&, double, const std::string&) {}
-std::string MpiSession::receive_text(int, double, const std::string&) { return {}; }
-std::optional<std::string> MpiSession::try_receive_text(int) { return std::nullopt; }
-std::vector<std::string> MpiSession::gather_text(const std::string& text, int, const std::vector<int>&, double,
-                                                 const std::string&) {
-  return {text};
-}
-std::string MpiSession::broadcast_text(const std::string& text, int, const std::vector<int>&, double, const std::string&) {
-  return text;
-}
-
-#endif
 
 std::string MpiSession::rank_label(int rank) const {
   if (rank >= 0 && static_cast<std::size_t>(rank) < rank_labels_.size()) return rank_labels_[static_cast<std::size_t>(rank)];

@@ -9,12 +9,13 @@
 
 #include "core/error.hpp"
 
-// MPI for multi-process runs (one rank per GPU under mpirun/srun). The only code that includes mpi.h; it is
-// compiled with MPI only when CMake found it (LINKSCOPE_HAVE_MPI). Without MPI the session cannot be
-// created and says so.
+// MPI for multi-process runs (one rank per GPU under mpirun/srun). linkscope links no MPI: the session opens the
+// node's libmpi and linkscope's adapter for its ABI at run time (platform/mpi_library.hpp), so only a process
+// started by a launcher ever loads MPI. Where none is usable the session cannot be created and says why.
 namespace linkscope::platform {
 
-// True when this linkscope was built with MPI.
+// True when this linkscope was built with at least one MPI adapter (whether an MPI is installed is known only
+// when a session opens it).
 bool mpi_built_in();
 
 // A wait for other ranks that ran past its deadline; `missing()` lists the ranks that did not answer.
@@ -33,7 +34,10 @@ class MpiSession {
   enum class Op { kSum, kMin, kMax };
 
   // MPI_Init_thread (funneled: only the main thread calls MPI) and the node-local communicator
-  // (MPI_Comm_split_type SHARED) that gives the local rank. Throws UsageError without MPI support.
+  // (MPI_Comm_split_type SHARED) that gives the local rank. Throws UsageError in a build without MPI adapters,
+  // DeviceError (exit 3) when no MPI library or adapter is usable here, or when the MPI that was opened sees a
+  // different number of ranks than the launcher started (it is not the launcher's MPI). argc/argv are unused:
+  // MPI-2 and later initialise without them.
   MpiSession(int* argc, char*** argv);
   // MPI_Finalize, unless abandon() was called.
   ~MpiSession();

@@ -3,11 +3,11 @@
 #include <dlfcn.h>
 
 #include <cstdlib>
-#include <mutex>
 
 #include <fmt/format.h>
 
 #include "core/error.hpp"
+#include "platform/open_once.hpp"
 
 namespace linkscope::platform {
 
@@ -85,19 +85,8 @@ NcclLibraryInfo nccl_library_info() {
 }
 
 const NcclLibrary& nccl_library() {
-  // Success is cached; a failure is re-thrown on every call with the same message.
-  static std::once_flag once;
-  static NcclLibrary library;
-  static std::string failure;
-  std::call_once(once, [] {
-    try {
-      library = open_nccl();
-    } catch (const Error& e) {
-      failure = e.what();
-    }
-  });
-  if (!failure.empty()) throw DeviceError(failure);
-  return library;
+  static OpenOnce<NcclLibrary> library;
+  return library.get(open_nccl);
 }
 
 }  // namespace linkscope::platform

@@ -67,7 +67,8 @@ void refuse_parallel_launch_without_mpi(const LaunchEnvironment& launch, bool bu
   if (!launch.parallel() || built_with_mpi) return;
   throw UsageError(fmt::format(
       "started as one of {} tasks ({}) but this linkscope was built without MPI: every task would run alone and "
-      "print its own results; rebuild with MPI (an MPI C library found by CMake) or run one process with -g <GPUs>",
+      "print its own results; rebuild with an MPI adapter (CMake finds an Open MPI or MPICH mpi.h) or run one process "
+      "with -g <GPUs>",
       launch.world_size, launch.launcher));
 }
 

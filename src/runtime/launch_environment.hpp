@@ -25,7 +25,7 @@ LaunchEnvironment detect_launch(const Environment& env);
 // they run alone instead of taking the parent's place in the MPI job.
 std::vector<std::string> launch_variable_names();
 
-// A build without MPI started as one of N > 1 tasks would run N independent single-process copies (each
+// A build without MPI adapters started as one of N > 1 tasks would run N independent single-process copies (each
 // printing its own results: nccl-tests issues #27, #213). Throws UsageError (exit 2) in that case.
 void refuse_parallel_launch_without_mpi(const LaunchEnvironment& launch, bool built_with_mpi);
 

@@ -1,12 +1,12 @@
-// linkscope under a real `mpirun` on the CPU: two ranks on this machine play two hosts, each with its own
+// linkscope under a real launcher on the CPU (LINKSCOPE_TEST_LAUNCHER: Open MPI's mpirun, MPICH's mpiexec.hydra or
+// Slurm's srun; ctest runs each variant, tests/support/mpi_launcher.hpp): ranks on this machine play hosts, each with its own
 // identity (LINKSCOPE_HOST_NAME) and facts (the recorded NVML of discover_fake_nvml/, changed per rank through
 // its FAKE_NVML_* variables, and the h200x2 sysfs snapshot). Exercises the greeting and roster, the refusals,
 // gathering and grouping the hosts' facts, and the watchdog on a rank that stops answering. Skipped, with the
-// reason, only where mpirun is missing (scripts/install-deps.sh installs openmpi-bin).
+// reason, only where the launcher is missing (in CI that fails instead).
 #include <gtest/gtest.h>
 
 #include <sys/stat.h>
-#include <unistd.h>
 
 #include <chrono>
 #include <cstdlib>
@@ -14,6 +14,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "support/mpi_launcher.hpp"
 #include "support/run_command.hpp"
 #include "support/temp_dir.hpp"
 #include "unit/discover_snapshot.hpp"
@@ -24,29 +25,10 @@ namespace {
 using test::CommandResult;
 using test::run_command;
 
-std::string find_mpirun() {
-  const char* path = std::getenv("PATH");
-  std::string dirs = path != nullptr ? path : "/usr/bin:/bin";
-  std::size_t start = 0;
-  while (start <= dirs.size()) {
-    const std::size_t end = std::min(dirs.find(':', start), dirs.size());
-    const std::string candidate = dirs.substr(start, end - start) + "/mpirun";
-    if (access(candidate.c_str(), X_OK) == 0) return candidate;
-    start = end + 1;
-  }
-  return "";
-}
-
-#define REQUIRE_MPIRUN()                                                                                         \
-  const std::string mpirun = find_mpirun();                                                                      \
-  if (mpirun.empty()) GTEST_SKIP() << "mpirun not found on PATH: install openmpi-bin (scripts/install-deps.sh)"; \
-  test::H200x2Snapshot snapshot;                                                                                 \
+#define REQUIRE_LAUNCHER()                 \
+  LINKSCOPE_REQUIRE_LAUNCHER(launcher);    \
+  test::H200x2Snapshot snapshot;           \
   ASSERT_TRUE(snapshot.ok()) << snapshot.error()
-
-// Open MPI in CI containers runs as root and may have fewer cores than ranks.
-const std::vector<std::string> kMpiEnv = {"OMPI_ALLOW_RUN_AS_ROOT=1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1",
-                                          "OMPI_MCA_btl_vader_single_copy_mechanism=none", "LINKSCOPE_HOST_NAME",
-                                          "LINKSCOPE_HOST_PER_RANK"};
 
 // One rank of an MPMD job: `env VARS... linkscope ARGS...`.
 struct Rank {
@@ -61,16 +43,11 @@ std::vector<std::string> fake_host(const std::string& name, std::vector<std::str
   return extra;
 }
 
-CommandResult run_job(const std::string& mpirun, const std::vector<Rank>& ranks, int timeout_seconds = 60) {
-  std::vector<std::string> args = {"--allow-run-as-root", "--oversubscribe"};
-  for (std::size_t i = 0; i < ranks.size(); ++i) {
-    if (i > 0) args.push_back(":");
-    args.insert(args.end(), {"-np", "1", "env"});
-    args.insert(args.end(), ranks[i].env.begin(), ranks[i].env.end());
-    args.push_back(LINKSCOPE_BINARY);
-    args.insert(args.end(), ranks[i].args.begin(), ranks[i].args.end());
-  }
-  return run_command(mpirun, args, kMpiEnv, timeout_seconds);
+CommandResult run_job(const test::MpiLauncher& launcher, const std::vector<Rank>& ranks, int timeout_seconds = 60) {
+  std::vector<test::RankCommand> commands;
+  for (const auto& rank : ranks) commands.push_back({rank.env, LINKSCOPE_BINARY, rank.args});
+  // The identity variables of the test's own environment would reach every rank.
+  return launcher.run(commands, {"LINKSCOPE_HOST_NAME", "LINKSCOPE_HOST_PER_RANK"}, timeout_seconds);
 }
 
 int count(const std::string& text, const std::string& what) {
@@ -80,9 +57,9 @@ int count(const std::string& text, const std::string& what) {
 }
 
 TEST(ClusterMpiCli, TopoGathersEveryHostsFactsAndNamesTheDifferences) {
-  REQUIRE_MPIRUN();
+  REQUIRE_LAUNCHER();
   const std::vector<std::string> args = {"topo", "--sysfs-root", snapshot.root(), "--format", "json"};
-  const auto result = run_job(mpirun, {{fake_host("node-a"), args},
+  const auto result = run_job(launcher, {{fake_host("node-a"), args},
                                        {fake_host("node-b", {"FAKE_NVML_DRIVER_VERSION=575.57.08"}), args},
                                        {fake_host("node-c", {"FAKE_NVML_GPU_COUNT=1"}), args}});
   ASSERT_EQ(result.exit_code, 0) << result.err;
@@ -107,9 +84,9 @@ TEST(ClusterMpiCli, TopoGathersEveryHostsFactsAndNamesTheDifferences) {
 }
 
 TEST(ClusterMpiCli, IdenticalHostsFormOneGroupInText) {
-  REQUIRE_MPIRUN();
+  REQUIRE_LAUNCHER();
   const std::vector<std::string> args = {"topo", "--sysfs-root", snapshot.root()};
-  const auto result = run_job(mpirun, {{fake_host("node-a"), args}, {fake_host("node-b"), args}});
+  const auto result = run_job(launcher, {{fake_host("node-a"), args}, {fake_host("node-b"), args}});
   ASSERT_EQ(result.exit_code, 0) << result.err;
   EXPECT_EQ(count(result.out, "linkscope topo: 2 host(s), 2 rank(s) under MPI"), 1) << result.out;
   EXPECT_NE(result.out.find("Hosts: 2 host(s) in 1 group(s) of identical hosts"), std::string::npos) << result.out;
@@ -121,9 +98,9 @@ TEST(ClusterMpiCli, IdenticalHostsFormOneGroupInText) {
 }
 
 TEST(ClusterMpiCli, PerRankIdentityAndOneMachineOtherwise) {
-  REQUIRE_MPIRUN();
+  REQUIRE_LAUNCHER();
   const std::vector<std::string> args = {"topo", "--sysfs-root", snapshot.root(), "--format", "json"};
-  const auto per_rank = run_job(mpirun, {{fake_host("gpu", {"LINKSCOPE_HOST_PER_RANK=1"}), args},
+  const auto per_rank = run_job(launcher, {{fake_host("gpu", {"LINKSCOPE_HOST_PER_RANK=1"}), args},
                                          {fake_host("gpu", {"LINKSCOPE_HOST_PER_RANK=1"}), args}});
   ASSERT_EQ(per_rank.exit_code, 0) << per_rank.err;
   const auto hosts = nlohmann::json::parse(per_rank.out)["system"]["hosts"];
@@ -134,7 +111,7 @@ TEST(ClusterMpiCli, PerRankIdentityAndOneMachineOtherwise) {
 
   // Without an identity variable both ranks are on this machine: one host, discovered once, by rank 0.
   std::vector<std::string> plain = {std::string("LINKSCOPE_NVML_LIBRARY=") + LINKSCOPE_FAKE_NVML, "CUDA_VISIBLE_DEVICES="};
-  const auto one = run_job(mpirun, {{plain, args}, {plain, args}});
+  const auto one = run_job(launcher, {{plain, args}, {plain, args}});
   ASSERT_EQ(one.exit_code, 0) << one.err;
   const auto single = nlohmann::json::parse(one.out)["system"]["hosts"];
   ASSERT_EQ(single.size(), 1u);
@@ -144,8 +121,8 @@ TEST(ClusterMpiCli, PerRankIdentityAndOneMachineOtherwise) {
 }
 
 TEST(ClusterMpiCli, DifferentArgumentsAreRefusedNamingTheHosts) {
-  REQUIRE_MPIRUN();
-  const auto result = run_job(mpirun, {{fake_host("node-a"), {"topo", "--sysfs-root", snapshot.root()}},
+  REQUIRE_LAUNCHER();
+  const auto result = run_job(launcher, {{fake_host("node-a"), {"topo", "--sysfs-root", snapshot.root()}},
                                        {fake_host("node-b"), {"topo", "--sysfs-root", snapshot.root(), "--no-nccl"}}});
   EXPECT_EQ(result.exit_code, 2) << result.err;
   EXPECT_EQ(count(result.err, "linkscope: error:"), 1) << result.err;  // rank 0 alone says it
@@ -158,16 +135,16 @@ TEST(ClusterMpiCli, DifferentArgumentsAreRefusedNamingTheHosts) {
 }
 
 TEST(ClusterMpiCli, ABadHostNameOnOneRankIsReportedByRankZero) {
-  REQUIRE_MPIRUN();
+  REQUIRE_LAUNCHER();
   const std::vector<std::string> args = {"topo", "--sysfs-root", snapshot.root()};
-  const auto result = run_job(mpirun, {{fake_host("node-a"), args}, {fake_host("node b"), args}});
+  const auto result = run_job(launcher, {{fake_host("node-a"), args}, {fake_host("node b"), args}});
   EXPECT_EQ(result.exit_code, 2) << result.err;
   EXPECT_NE(result.err.find("linkscope: error: rank 1 on "), std::string::npos) << result.err;
   EXPECT_NE(result.err.find("LINKSCOPE_HOST_NAME='node b' is not a host name"), std::string::npos) << result.err;
 }
 
 TEST(ClusterMpiCli, ARankThatStopsAnsweringIsNamedWithinTheTimeout) {
-  REQUIRE_MPIRUN();
+  REQUIRE_LAUNCHER();
   // node-b's NVML "library" is a FIFO nobody writes: dlopen blocks, as a hung driver call would.
   test::TempDir dir;
   const std::string fifo = dir.path() + "/libnvidia-ml.so.1";
@@ -176,9 +153,9 @@ TEST(ClusterMpiCli, ARankThatStopsAnsweringIsNamedWithinTheTimeout) {
   auto stuck = fake_host("node-b");
   stuck.push_back("LINKSCOPE_NVML_LIBRARY=" + fifo);  // the later assignment wins in env(1)
   const auto start = std::chrono::steady_clock::now();
-  const auto result = run_job(mpirun, {{fake_host("node-a"), args}, {stuck, args}});
+  const auto result = run_job(launcher, {{fake_host("node-a"), args}, {stuck, args}});
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  EXPECT_EQ(result.exit_code, 4) << result.err;
+  EXPECT_EQ(result.exit_code, launcher.aborted_exit_code(4)) << result.err;
   EXPECT_LT(seconds, 30) << "the job should end about 2 s after rank 0 started waiting";
   EXPECT_NE(result.err.find("linkscope: error (rank 0 (node-a)): rank 1 (node-b) did not answer within 2 s while "
                             "collecting every host's hardware facts; ending the MPI job"),
@@ -187,22 +164,22 @@ TEST(ClusterMpiCli, ARankThatStopsAnsweringIsNamedWithinTheTimeout) {
 }
 
 TEST(ClusterMpiCli, ARankThatDiesEndsTheJob) {
-  REQUIRE_MPIRUN();
+  REQUIRE_LAUNCHER();
   const std::vector<std::string> args = {"topo", "--sysfs-root", snapshot.root(), "--timeout", "20"};
   const auto start = std::chrono::steady_clock::now();
-  const auto result = run_job(mpirun, {{fake_host("node-a"), args}, {fake_host("node-b", {"FAKE_NVML_CRASH=1"}), args}});
+  const auto result = run_job(launcher, {{fake_host("node-a"), args}, {fake_host("node-b", {"FAKE_NVML_CRASH=1"}), args}});
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   EXPECT_NE(result.exit_code, 0);
   EXPECT_NE(result.exit_code, -9) << "the job hung";
   EXPECT_LT(seconds, 30);
-  // Open MPI ends the job as soon as a rank dies and names it.
-  EXPECT_NE((result.out + result.err).find("rank 1"), std::string::npos) << result.out << result.err;
+  // The launcher ends the job as soon as a rank dies (srun: --kill-on-bad-exit=1) and says so.
+  EXPECT_NE((result.out + result.err).find(launcher.death_notice(1)), std::string::npos) << result.out << result.err;
 }
 
 TEST(ClusterMpiCli, ClusterNeedsTwoHostsAndSaysWhyNothingWasMeasured) {
-  REQUIRE_MPIRUN();
+  REQUIRE_LAUNCHER();
   std::vector<std::string> plain = {std::string("LINKSCOPE_NVML_LIBRARY=") + LINKSCOPE_FAKE_NVML, "CUDA_VISIBLE_DEVICES="};
-  const auto one_host = run_job(mpirun, {{plain, {"cluster"}}, {plain, {"cluster"}}});
+  const auto one_host = run_job(launcher, {{plain, {"cluster"}}, {plain, {"cluster"}}});
   EXPECT_EQ(one_host.exit_code, 2) << one_host.err;
   EXPECT_NE(one_host.err.find("linkscope cluster needs ranks on two hosts or more; all 2 ranks run on"), std::string::npos)
       << one_host.err;
@@ -210,7 +187,7 @@ TEST(ClusterMpiCli, ClusterNeedsTwoHostsAndSaysWhyNothingWasMeasured) {
 
   // Two hosts without a GPU visible to CUDA: the facts are gathered, the plan says why no pair ran.
   const std::vector<std::string> args = {"cluster", "--format", "json", "-q"};
-  const auto result = run_job(mpirun, {{fake_host("node-a"), args}, {fake_host("node-b"), args}});
+  const auto result = run_job(launcher, {{fake_host("node-a"), args}, {fake_host("node-b"), args}});
   EXPECT_EQ(result.exit_code, 3) << result.err;
   EXPECT_NE(result.err.find("linkscope: error: no pair of hosts could be measured: node-a is left out of the pairs: no "
                             "rank on this host drives a GPU (rank 0: "),
@@ -227,12 +204,12 @@ TEST(ClusterMpiCli, ClusterNeedsTwoHostsAndSaysWhyNothingWasMeasured) {
 }
 
 TEST(ClusterMpiCli, DoctorWritesOneReportForTheCluster) {
-  REQUIRE_MPIRUN();
+  REQUIRE_LAUNCHER();
   // No GPU is visible to CUDA here: each host is examined as far as its facts go, the report still covers both.
   test::TempDir dir;
   const std::string out = dir.path() + "/report";
   const std::vector<std::string> args = {"doctor", "--quick", "-o", out, "--timeout", "20"};
-  const auto result = run_job(mpirun, {{fake_host("node-a"), args},
+  const auto result = run_job(launcher, {{fake_host("node-a"), args},
                                        {fake_host("node-b", {"FAKE_NVML_DRIVER_VERSION=575.57.08"}), args}});
   // Each host reports why nothing was measured (a finding, not an abort): the cluster's run is a report, exit 7.
   EXPECT_EQ(result.exit_code, 7) << result.err;
@@ -257,14 +234,14 @@ TEST(ClusterMpiCli, DoctorWritesOneReportForTheCluster) {
 }
 
 TEST(ClusterMpiCli, OfflineCommandsRunOnceUnderMpirun) {
-  REQUIRE_MPIRUN();
+  REQUIRE_LAUNCHER();
   test::TempDir dir;
   const std::vector<std::string> args = {"doctor", "--from", test::fixture("runs/h200x2-healthy.json"), "-o", dir.path() + "/r"};
-  const auto doctor = run_job(mpirun, {{{}, args}, {{}, args}});
+  const auto doctor = run_job(launcher, {{{}, args}, {{}, args}});
   EXPECT_EQ(doctor.exit_code, 0) << doctor.err;
   EXPECT_EQ(count(doctor.out, "linkscope doctor: "), 1) << doctor.out;
   const std::vector<std::string> topo = {"topo", "--xml", test::fixture("h200x2/nccl-topo-dump.xml")};
-  const auto model = run_job(mpirun, {{{}, topo}, {{}, topo}});
+  const auto model = run_job(launcher, {{{}, topo}, {{}, topo}});
   EXPECT_EQ(model.exit_code, 0) << model.err;
   EXPECT_EQ(count(model.out, "NCCL 2.28.9 topology model of "), 1) << model.out;
 }
