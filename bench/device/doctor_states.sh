@@ -8,7 +8,8 @@
 #   bench/device/doctor_states.sh OUT_DIR [STATE...]   # states: healthy no-visible bad-visible no-nvml
 #                                                      #         no-nccl foreign-job interrupted (default: all)
 # Environment: LINKSCOPE (default build/ci/linkscope), PROFILE (default --quick), FOREIGN_AFTER_S (default 4),
-# INTERRUPT_AFTER_S (default 7).
+# FOREIGN_IMPORT_S (default 8: time for the job to import torch), FOREIGN_PROFILE, INTERRUPT_AFTER_S (default 7),
+# INTERRUPT_PROFILE (default PROFILE; the doctor's flags for those two states).
 set -u
 out=${1:?usage: doctor_states.sh OUT_DIR [STATE...]}
 shift
@@ -21,10 +22,14 @@ export NCCL_NVLS_ENABLE=0
 states=("$@")
 [[ ${#states[@]} -eq 0 ]] && states=(healthy no-visible bad-visible no-nvml no-nccl foreign-job interrupted)
 
-# A foreign GPU job: bf16 matrix products for $1 seconds (PyTorch, as on the GPU machine's image).
+# A foreign GPU job: bf16 matrix products for $1 seconds (PyTorch, as on the GPU machine's image). It imports
+# torch first and touches the GPU only once the file $2 exists, so its work starts when the script says (importing
+# torch takes seconds, longer than a quick one-GPU doctor).
 foreign_job() {
-  python3 - "$1" <<'PY'
-import sys, time, torch
+  python3 - "$1" "$2" <<'PY'
+import os, sys, time, torch
+while not os.path.exists(sys.argv[2]):
+    time.sleep(0.05)
 end = time.time() + float(sys.argv[1])
 a = torch.randn(8192, 8192, device="cuda", dtype=torch.bfloat16)
 b = torch.randn(8192, 8192, device="cuda", dtype=torch.bfloat16)
@@ -55,19 +60,23 @@ for state in "${states[@]}"; do
     no-nvml) doctor no-nvml LINKSCOPE_NVML_LIBRARY=/nonexistent/libnvidia-ml.so.1 ;;
     no-nccl) doctor no-nccl LINKSCOPE_NCCL_LIBRARY=/nonexistent/libnccl.so.2 ;;
     foreign-job)
-      doctor foreign-job &
+      go=$out/foreign-job.go
+      rm -f "$go"
+      foreign_job 60 "$go" >"$out/foreign-job.python.log" 2>&1 &
+      job=$!
+      sleep "${FOREIGN_IMPORT_S:-8}"  # torch imported, no CUDA context yet
+      profile=${FOREIGN_PROFILE:-$profile} doctor foreign-job &
       pid=$!
       sleep "${FOREIGN_AFTER_S:-4}"
-      foreign_job 60 >"$out/foreign-job.python.log" 2>&1 &
-      job=$!
-      echo "foreign job pid $job started $(date -u +%T)" >"$out/foreign-job.pid"
+      touch "$go"
+      echo "foreign job pid $job started its GPU work $(date -u +%T)" >"$out/foreign-job.pid"
       wait "$pid"
       kill "$job" 2>/dev/null
       wait "$job" 2>/dev/null
       ;;
     interrupted)
       start=$(date +%s.%N)
-      timeout -s INT "${INTERRUPT_AFTER_S:-7}" "$linkscope" doctor $profile -o "$out/interrupted" \
+      timeout -s INT "${INTERRUPT_AFTER_S:-7}" "$linkscope" doctor ${INTERRUPT_PROFILE:-$profile} -o "$out/interrupted" \
         >"$out/interrupted.out" 2>"$out/interrupted.err"
       echo "$? $(awk -v s="$start" -v e="$(date +%s.%N)" 'BEGIN { printf "%.1f", e - s }')" >"$out/interrupted.rc"
       "$linkscope" report "$out/interrupted/run.json" --format text >"$out/interrupted.report.txt" 2>&1

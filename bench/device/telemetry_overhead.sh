@@ -13,7 +13,8 @@
 #   ROUNDS         rounds of p2p and coll (default 5)
 #   HZ             sampling rate (default 10, the doctor's)
 #   P2P_ARGS       default "-b 256M -e 256M --method ce --measure copy"
-#   COLL_ARGS      default "all_reduce -b 1G -e 1G"
+#   COLL_ARGS      default "all_reduce -b 1G -e 1G" (one GPU: "sendrecv -b 1G -e 1G", whose 1-rank busbw is the
+#                  local copy; all_reduce's is 0)
 #   DOCTOR_ROUNDS  rounds of `doctor --quick` off/on (default 2; 0 skips them)
 #
 # Prints, per command, the median over rounds of the number it compares (p2p: mean over pairs of the CE copy
@@ -73,7 +74,7 @@ for ((r = 1; r <= doctor_rounds; r++)); do
   done
 done
 
-python3 - "$out" "$rounds" "$doctor_rounds" <<'PY' | tee "$out/summary.txt"
+COLL_OP=${coll_args[0]} python3 - "$out" "$rounds" "$doctor_rounds" <<'PY' | tee "$out/summary.txt"
 import json, os, statistics, sys
 
 out, rounds, doctor_rounds = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
@@ -97,7 +98,7 @@ def p2p_number(run):
     values = [median_of(p["bandwidth_gbps"]) for p in points if p["bytes"] == top]
     return statistics.mean(values) if values else None
 
-def coll_number(run, op="all_reduce"):
+def coll_number(run, op=os.environ.get("COLL_OP", "all_reduce")):
     best = None
     for series in run.get("measurements", {}).get("collectives", []):
         if series.get("op") != op or series.get("env", {}).get("NCCL_P2P_DISABLE"):

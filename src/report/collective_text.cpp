@@ -81,8 +81,9 @@ std::string render_collective_footer(const std::vector<model::CollectiveSeries>&
   std::string out;
   const bool one_rank = !series.empty() && std::all_of(series.begin(), series.end(), [](const auto& s) { return s.nranks == 1; });
   if (one_rank) {
-    // busbw = algbw x (n-1)/n-style factors: 0 on one rank, where NCCL runs a local copy and nothing crosses a link.
-    out += "# one rank: busbw is 0 by definition (no data crosses a link; NCCL runs a local copy)\n";
+    // On one rank NCCL runs a local copy: busbw is 0 where its factor has (n-1) in it and the HBM copy rate where
+    // the factor is 1 (sendrecv, broadcast, reduce); neither is a link's bandwidth, so no peak is printed.
+    out += "# one rank: no data crosses a link (NCCL runs a local copy); busbw is not a link's bandwidth here\n";
   } else if (peak != nullptr) {
     out += fmt::format("# peak busbw {:.2f} GB/s at {} B ({}), median time {:.2f} us\n", *peak->busbw_gbps, peak->bytes,
                        peak->in_place ? "in place" : "out of place", peak->time->median_us);

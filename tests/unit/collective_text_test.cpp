@@ -102,6 +102,18 @@ TEST(CollectiveText, FooterFactsComeFromTheRun) {
   EXPECT_EQ(transport_summary_text(one_rank), "none (one rank)");
 }
 
+// One rank: no peak busbw line (a local copy is no link), a sentence saying why instead; two ranks print the peak.
+TEST(CollectiveText, OneRankFooterPrintsNoPeakBusbw) {
+  auto s = series(coll::CollectiveOp::kAllReduce);
+  s.points = {point(1 << 30, false, 6229.0, 344.7)};
+  const std::string two = render_collective_footer({s}, {1.0, ""});
+  EXPECT_NE(two.find("# peak busbw 344.70 GB/s"), std::string::npos) << two;
+  s.nranks = 1;
+  const std::string one = render_collective_footer({s}, {1.0, ""});
+  EXPECT_EQ(one.find("peak busbw"), std::string::npos) << one;
+  EXPECT_NE(one.find("# one rank: no data crosses a link"), std::string::npos) << one;
+}
+
 TEST(CollectiveText, SamplingSentences) {
   EXPECT_EQ(render_sampling_text({20, 0, 0, 0}), "20 timed iterations per size");
   EXPECT_EQ(render_sampling_text({20, 5, 0, 0}), "5 CUDA graph launches of 20 operations each");
