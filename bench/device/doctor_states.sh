@@ -71,6 +71,7 @@ for state in "${states[@]}"; do
       touch "$go"
       echo "foreign job pid $job started its GPU work $(date -u +%T)" >"$out/foreign-job.pid"
       wait "$pid"
+      pkill -P "$job" 2>/dev/null  # the python3 under the function's subshell, so it does not outlive this state
       kill "$job" 2>/dev/null
       wait "$job" 2>/dev/null
       ;;
