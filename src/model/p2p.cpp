@@ -122,8 +122,13 @@ std::optional<Stat3> stat3_from_json(const JsonReader& item, std::string_view ke
   const JsonReader stat = item.object(key);
   const auto median = stat.number("median");
   if (!median) item.fail(key, "a statistic without a median");
-  return Stat3{*median, stat.number("min").value_or(*median), stat.number("max").value_or(*median),
-               stat.number("mean").value_or(*median)};
+  const Stat3 value{*median, stat.number("min").value_or(*median), stat.number("max").value_or(*median),
+                    stat.number("mean").value_or(*median)};
+  // Every statistic is a measured rate, time or latency: below zero it is damage, not a measurement to judge.
+  if (value.median < 0 || value.min < 0 || value.max < 0 || value.mean < 0) {
+    item.fail(key, "a negative value (a measured rate or time is never below 0)");
+  }
+  return value;
 }
 
 nlohmann::json to_json(const DeviceInfo& d) {
