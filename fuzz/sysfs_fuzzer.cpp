@@ -19,6 +19,7 @@
 #include <functional>
 #include <iterator>
 #include <map>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -85,7 +86,11 @@ const Snapshot& snapshot() {
 
 // The pure parsers, on any text.
 void parse_value(std::string_view value) {
-  (void)parse_cpu_list(value);
+  try {
+    (void)parse_cpu_list(value);
+  } catch (const std::invalid_argument&) {
+    // its documented refusal of a malformed list
+  }
   (void)discover::parse_cpuinfo(value);
   (void)discover::pcie_generation_from_speed(value);
   (void)discover::canonical_bdf(value);
