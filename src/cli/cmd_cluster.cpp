@@ -17,6 +17,7 @@
 #include "cluster/job_session.hpp"
 #include "core/environment.hpp"
 #include "core/error.hpp"
+#include "core/seconds.hpp"
 #include "core/size.hpp"
 #include "core/sweep.hpp"
 #include "discover/live_system.hpp"
@@ -59,6 +60,8 @@ std::optional<cluster::HostsComparison> gather_host_facts(cluster::ClusterSessio
 }
 
 int run_cluster(const ClusterOptions& options) {
+  checked_seconds(options.max_time_s, "--max-time", ZeroSeconds::kRefused);
+  checked_seconds(options.timeout_s, "--timeout", ZeroSeconds::kRefused);
   const Environment env = Environment::from_process();
   const auto launch = runtime::detect_launch(env);
   if (!launch.parallel()) {
@@ -142,7 +145,6 @@ Command add_cluster_command(CLI::App& parent, const std::vector<std::string>& ar
   app->add_option("-e,--maxbytes", options->max_bytes, "largest size: the matrix shows this one")->capture_default_str();
   app->add_option("-f,--stepfactor", options->step_factor, "multiplicative step")->capture_default_str();
   app->add_option("--max-time", options->max_time_s, "adaptive sampling: time budget per size in seconds")
-      ->check(CLI::PositiveNumber)
       ->capture_default_str();
   app->add_option("--schedule", options->schedule,
                   "rounds: disjoint host pairs at once (N-1 rounds); serial: one pair at a time")
@@ -151,12 +153,12 @@ Command add_cluster_command(CLI::App& parent, const std::vector<std::string>& ar
   app->add_flag("--no-all-reduce", options->no_all_reduce, "skip the all_reduce over every rank");
   app->add_option("-T,--timeout", options->timeout_s,
                   "seconds without progress (NCCL) or without an answer from another rank before the job ends")
-      ->check(CLI::PositiveNumber)
       ->capture_default_str();
   app->add_option("--format", options->format, "text or json (Run document)")
       ->check(CLI::IsMember({"text", "json"}))
       ->capture_default_str();
-  app->add_option("--output", options->output_file, "also write the Run document (JSON) to this file (rank 0)");
+  app->add_option("--output", options->output_file, "also write the Run document (JSON) to this file (rank 0)")
+      ->check(non_empty_path());
   app->add_flag("-q,--quiet", options->quiet, "no progress lines on stderr");
   command.run = [options] { return run_cluster(*options); };
   return command;

@@ -157,6 +157,9 @@ int run_coll(CollState& state) {
   state.options.format = parse_format(state.format);
   Environment env = Environment::from_process();
   const auto launch = runtime::detect_launch(env);
+  (void)coll::make_coll_plan(state.options);  // every usage check before CUDA is asked for the GPU count
+  // Rank 0 writes the file (under mpirun/srun the others may run where that directory does not exist).
+  if (!state.output_file.empty() && launch.world_rank == 0) check_output_path(state.output_file, "--output");
   // linkscope's own default drives every visible GPU from one process; nccl-tests' names and MPI ranks
   // keep nccl-tests' one GPU per process.
   if (!given(state, "-g") && !state.as_nccl_tests && !launch.parallel()) {
@@ -212,7 +215,8 @@ Command add_coll_command(CLI::App& parent, const std::vector<std::string>& argv)
   app->add_option("--format", state->format, "text, json (Run document) or nccl-tests")
       ->check(CLI::IsMember({"text", "json", "nccl-tests"}))
       ->capture_default_str();
-  app->add_option("--output", state->output_file, "also write the Run document (JSON) to this file");
+  app->add_option("--output", state->output_file, "also write the Run document (JSON) to this file")
+      ->check(non_empty_path());
   app->add_option("--target-ci", o.target_ci, "adaptive sampling: stop when the median's 95% CI is within this fraction (0.01)");
   app->add_option("--max-time", o.max_time_s, "adaptive sampling: time budget per size in seconds (0.15)");
   app->add_flag("--in-place", o.in_place, "also measure in place (always on with --format nccl-tests)");

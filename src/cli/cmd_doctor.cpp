@@ -11,6 +11,7 @@
 #include "cli/doctor_collect.hpp"
 #include "core/environment.hpp"
 #include "core/error.hpp"
+#include "core/seconds.hpp"
 #include "diagnose/diagnose.hpp"
 #include "core/file_io.hpp"
 #include "model/run_file.hpp"
@@ -90,6 +91,7 @@ int doctor_exit_code(const model::Run& run, const std::string& fail_on) {
 namespace {
 
 int run_doctor(const DoctorOptions& options) {
+  checked_seconds(options.mpi_timeout_s, "--timeout", ZeroSeconds::kRefused);
   if (!options.from_path.empty() && !options.xml_path.empty()) {
     throw UsageError("doctor: use --from RUN.json or --xml FILE, not both");
   }
@@ -132,9 +134,10 @@ int run_doctor(const DoctorOptions& options) {
     source = "this machine";
   }
   const auto written = report::write_report_directory(options.output_dir, run, inputs);
+  // The summary first: when standard output cannot be written, the error is the only line on stderr.
+  write_stdout(options.format == "json" ? model::run_text(run) : report::render_summary_text(run));
   std::fprintf(stderr, "linkscope doctor: diagnosed %s; wrote %zu files to %s (open %s/report.html)\n",
                source.c_str(), written.size(), options.output_dir.c_str(), options.output_dir.c_str());
-  write_stdout(options.format == "json" ? model::run_text(run) : report::render_summary_text(run));
   return doctor_exit_code(run, options.fail_on);
 }
 
@@ -144,10 +147,14 @@ Command add_doctor_command(CLI::App& parent, const std::vector<std::string>& arg
   Command command;
   command.app = parent.add_subcommand(
       "doctor", "Diagnose the machine: hypotheses, findings and one report directory (report.html, report.md, run.json)");
-  command.app->add_option("--from", options->from_path, "re-diagnose a saved run (RUN.json) instead of measuring");
+  command.app->add_option("--from", options->from_path, "re-diagnose a saved run (RUN.json) instead of measuring")
+      ->check(non_empty_path());
   command.app->add_option("--xml", options->xml_path,
-                          "diagnose an NCCL topology XML alone (no measurement): missing or slow links, PCIe");
-  command.app->add_option("--output,-o", options->output_dir, "report directory")->capture_default_str();
+                          "diagnose an NCCL topology XML alone (no measurement): missing or slow links, PCIe")
+      ->check(non_empty_path());
+  command.app->add_option("--output,-o", options->output_dir, "report directory")
+      ->check(non_empty_path())
+      ->capture_default_str();
   command.app->add_option("--format", options->format, "stdout: text summary or the json Run document")
       ->check(CLI::IsMember({"text", "json"}))
       ->capture_default_str();
@@ -164,7 +171,6 @@ Command add_doctor_command(CLI::App& parent, const std::vector<std::string>& arg
       ->capture_default_str();
   command.app->add_option("--timeout", options->mpi_timeout_s,
                           "under mpirun/srun: seconds rank 0 waits for another rank (and NCCL for progress) between hosts")
-      ->check(CLI::PositiveNumber)
       ->capture_default_str();
   command.app->add_flag("--cross-host-only", options->cross_host_only,
                         "under mpirun/srun: hosts do not measure themselves; facts and the cross-host tests only");

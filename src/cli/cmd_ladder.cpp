@@ -113,13 +113,13 @@ int run_ladder(LadderState& s) {
   // The same validation as `coll` (op, type, reduction, sizes).
   coll::CollOptions check = s.options;
   check.format = coll::OutputFormat::kJson;
+  if (s.gpus) check.gpus = *s.gpus;  // coll's range for -g, checked before any GPU is asked for
   const coll::CollPlan plan = coll::make_coll_plan(check);
   const Environment env = Environment::from_process();
   // Input files before any GPU work: a bad --system is a usage error (exit 2), not a device failure.
   model::System system;
   if (!s.system_file.empty()) system = model::read_run_file(s.system_file).system;
   if (!s.output_file.empty()) check_output_path(s.output_file, "--output");
-  if (s.gpus && *s.gpus < 1) throw UsageError(fmt::format("invalid -g {}: the ladder needs at least one GPU", *s.gpus));
   if (const auto code = run_on_every_host(s.argv)) return *code;  // under mpirun/srun: once per host
   int gpus = s.gpus.value_or(0);
   if (!s.gpus) {
@@ -227,9 +227,12 @@ Command add_ladder_command(CLI::App& parent, const std::vector<std::string>& arg
   app->add_option("-T,--timeout", o.timeout_s, "per layer: abort a collective that makes no progress for this long")
       ->capture_default_str();
   app->add_option("--max-time", o.max_time_s, "adaptive sampling budget per size and layer (seconds)");
-  app->add_option("--system", state->system_file, "Run document whose `system` section gives the hardware facts for peaks");
+  app->add_option("--system", state->system_file,
+                  "Run document whose `system` section gives the hardware facts for peaks")
+      ->check(non_empty_path());
   app->add_option("--format", state->format, "text or json")->check(CLI::IsMember({"text", "json"}))->capture_default_str();
-  app->add_option("--output", state->output_file, "also write the Run document (JSON) to this file");
+  app->add_option("--output", state->output_file, "also write the Run document (JSON) to this file")
+      ->check(non_empty_path());
   app->add_flag("-q,--quiet", o.quiet, "no progress lines on stderr");
 
   Command command;

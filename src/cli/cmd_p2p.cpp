@@ -1,5 +1,6 @@
 // `linkscope p2p`: copy bandwidth curves for directed GPU pairs (CE and SM), latency, host copies.
 #include <cstdio>
+#include <optional>
 
 #include <fmt/format.h>
 
@@ -26,7 +27,7 @@ namespace {
 struct P2pOptions {
   std::string min_bytes = "1K", max_bytes = "1G", step_bytes;
   double step_factor = 4;
-  std::string pairs, devices;
+  std::optional<std::string> pairs, devices;  // given but empty is an error, not "all"
   std::string method = "both";
   bool bidirectional = false;
   bool allow_staged = false;
@@ -62,9 +63,9 @@ void apply_measure_list(const std::string& text, plan::P2pRequest& request) {
 }
 
 // Binds the submitting thread before CUDA starts, so the driver's threads inherit the binding.
-std::string bind_cpu_node(int node) {
-  if (node < 0) return {};
-  const auto cpus = platform::numa_node_cpus(node);
+std::string bind_cpu_node(std::optional<int> node) {
+  if (!node) return {};
+  const auto cpus = platform::numa_node_cpus(*node);
   platform::bind_current_thread(cpus);
   return format_cpu_list(cpus);
 }
@@ -89,9 +90,9 @@ int run_p2p_command(const P2pOptions& o, const std::vector<std::string>& argv) {
   request.sizes = sweep_sizes(sweep);
   if (request.sizes.front() == 0) throw UsageError("a copy of 0 bytes measures nothing; use -b 1 or more");
   std::vector<plan::DirectedPair> pairs;
-  if (!o.pairs.empty()) pairs = plan::parse_pairs(o.pairs);
+  if (o.pairs) pairs = plan::parse_pairs(*o.pairs);
   std::vector<int> devices;
-  if (!o.devices.empty()) devices = plan::parse_device_list(o.devices);
+  if (o.devices) devices = plan::parse_device_list(*o.devices);
   request.methods = methods_of(o.method);
   request.initiator = plan::initiator_of(o.common);
   request.bidirectional = o.bidirectional;
@@ -110,7 +111,7 @@ int run_p2p_command(const P2pOptions& o, const std::vector<std::string>& argv) {
   request.chase_specs = plan::chase_specs(o.tuning);
   request.span_sync = plan::span_sync_from_string(o.tuning.span_sync);
   plan::check_output_options(o.common);
-  if (o.common.cpu_node >= 0) request.cpu_node = o.common.cpu_node;
+  request.cpu_node = o.common.cpu_node;
   request.cpu_list = bind_cpu_node(o.common.cpu_node);
 
   const int count = platform::require_cuda_devices();
@@ -175,6 +176,7 @@ Command add_p2p_command(CLI::App& parent, const std::vector<std::string>& argv) 
   app->add_option("--measure", options->measure, "Parts to measure: copy,latency,host (default all three)");
   app->add_option("--host-size", options->host_size, "Size of host<->GPU copies (default: largest size, at most 256M)");
   plan::add_copy_command_options(*app, options->common);
+  app->get_option("--output")->check(non_empty_path());
   plan::add_p2p_tuning_options(*app, options->tuning);
   command.run = [options, argv] { return run_p2p_command(*options, argv); };
   return command;

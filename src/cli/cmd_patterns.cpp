@@ -1,6 +1,7 @@
 // `linkscope patterns`: concurrent copy patterns (ring, fan-in, all-to-all ...), aggregate bandwidth and scaling.
 #include <algorithm>
 #include <cstdio>
+#include <optional>
 
 #include <fmt/format.h>
 
@@ -25,10 +26,10 @@ namespace {
 
 struct PatternsOptions {
   std::string presets = "all";
-  std::string edges;
+  std::optional<std::string> edges;  // given but empty is an error, not "none"
   std::string size = "256M";
   std::string method = "ce";
-  std::string devices;
+  std::optional<std::string> devices;  // given but empty is an error, not "all"
   bool numa_sweep = false;
   plan::CopyCommandOptions common;
 };
@@ -48,9 +49,9 @@ int run_patterns_command(const PatternsOptions& o, bool preset_given, const std:
   measure::PatternRequest request;
   check_preset_names(o.presets);
   std::optional<plan::PatternSpec> edges;
-  if (!o.edges.empty()) edges = plan::parse_edges_pattern(o.edges);
+  if (o.edges) edges = plan::parse_edges_pattern(*o.edges);
   std::vector<int> devices;
-  if (!o.devices.empty()) devices = plan::parse_device_list(o.devices);
+  if (o.devices) devices = plan::parse_device_list(*o.devices);
   request.bytes = parse_size(o.size, "--size");
   if (request.bytes == 0) throw UsageError("--size 0 measures nothing");
   if (o.method == "ce") {
@@ -70,9 +71,9 @@ int run_patterns_command(const PatternsOptions& o, bool preset_given, const std:
   request.seed = o.common.seed;
   request.forced_ops = o.common.forced_ops;
   plan::check_output_options(o.common);
-  if (o.numa_sweep && o.common.cpu_node >= 0) throw UsageError("--numa-sweep and --cpu-node exclude each other");
-  if (o.common.cpu_node >= 0) {
-    platform::bind_current_thread(platform::numa_node_cpus(o.common.cpu_node));
+  if (o.numa_sweep && o.common.cpu_node) throw UsageError("--numa-sweep and --cpu-node exclude each other");
+  if (o.common.cpu_node) {
+    platform::bind_current_thread(platform::numa_node_cpus(*o.common.cpu_node));
     request.cpu_node = o.common.cpu_node;
   }
 
@@ -129,6 +130,7 @@ Command add_patterns_command(CLI::App& parent, const std::vector<std::string>& a
   app->add_flag("--numa-sweep", options->numa_sweep,
                 "Repeat the patterns submitted from each NUMA node; report the largest relative difference");
   plan::add_copy_command_options(*app, options->common);
+  app->get_option("--output")->check(non_empty_path());
   command.run = [options, preset, argv] { return run_patterns_command(*options, preset->count() > 0, argv); };
   return command;
 }

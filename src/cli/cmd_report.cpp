@@ -59,7 +59,8 @@ Command add_report_command(CLI::App& parent, const std::vector<std::string>& /*a
   command.app->add_option("--format", options->format,
                           "text (default on stdout), md, html or json; with --output DIR and no --format: all");
   command.app->add_option("--output,-o", options->output,
-                          "a FILE, or a DIR: report.html, report.md, run.json and the SVG charts");
+                          "a FILE, or a DIR: report.html, report.md, run.json and the SVG charts")
+      ->check(non_empty_path());
   command.app->add_flag("--rediagnose", options->rediagnose,
                         "make and judge the hypotheses and run every rule again, replacing the saved diagnosis");
   command.run = [options] { return run_report(*options); };

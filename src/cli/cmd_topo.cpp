@@ -11,6 +11,7 @@
 #include "cli/topo_live.hpp"
 #include "core/environment.hpp"
 #include "core/error.hpp"
+#include "core/seconds.hpp"
 #include "core/file_io.hpp"
 #include "model/run_file.hpp"
 #include "platform/mpi_session.hpp"
@@ -116,7 +117,8 @@ Command add_topo_command(CLI::App& parent, const std::vector<std::string>& argv)
       "This machine's GPU topology (NVML, sysfs, CUDA) and NCCL 2.28.9's model of it, checked against NCCL itself; "
       "or the model of a topology XML (--xml FILE)");
   command.app->add_option("--xml", options->xml_path,
-                          "NCCL topology XML: an NCCL_TOPO_DUMP_FILE dump or an NCCL_TOPO_FILE (skeleton)");
+                          "NCCL topology XML: an NCCL_TOPO_DUMP_FILE dump or an NCCL_TOPO_FILE (skeleton)")
+      ->check(non_empty_path());
   command.app->add_option("--format", options->format, "text (default), json (Run document) or nccl-log")
       ->check(CLI::IsMember({"text", "json", "nccl-log"}));
   command.app->add_option("--env", options->env_assignments,
@@ -129,15 +131,17 @@ Command add_topo_command(CLI::App& parent, const std::vector<std::string>& argv)
           ->expected(0, 1)
           ->type_name("[OP]");
   command.app->add_option("--sysfs-root", options->sysfs_root,
-                          "live: read /sys and /proc/cpuinfo below DIR (a snapshot) instead of this machine's");
-  command.app->add_option("--dump-xml", options->dump_xml, "live: write the synthesized NCCL topology XML to FILE");
+                          "live: read /sys and /proc/cpuinfo below DIR (a snapshot) instead of this machine's")
+      ->check(non_empty_path());
+  command.app->add_option("--dump-xml", options->dump_xml, "live: write the synthesized NCCL topology XML to FILE")
+      ->check(non_empty_path());
   command.app->add_flag("--no-nccl", options->no_nccl, "live: do not ask NCCL for its own topology (no child process)");
   command.app->add_option("--timeout", options->mpi_timeout_s,
                           "under mpirun/srun: seconds rank 0 waits for another rank at each step before it ends the job")
-      ->check(CLI::PositiveNumber)
       ->capture_default_str();
   command.run = [options, argv, predict] {
     options->predict = predict->count() > 0;
+    checked_seconds(options->mpi_timeout_s, "--timeout", ZeroSeconds::kRefused);
     if (options->predict && options->xml_path.empty()) throw UsageError("--predict needs --xml FILE");
     if (options->predict && options->format != "text") {
       throw UsageError("--predict prints a table; it does not combine with --format " + options->format);

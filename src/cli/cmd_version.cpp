@@ -1,6 +1,7 @@
 #include <fmt/format.h>
 
 #include "cli/command.hpp"
+#include "core/file_io.hpp"
 #include "linkscope/version.hpp"
 
 namespace linkscope::cli {
@@ -11,7 +12,7 @@ Command add_version_command(CLI::App& parent, const std::vector<std::string>& /*
   Command command;
   command.app = parent.add_subcommand("version", "Print the linkscope version and build");
   command.run = [] {
-    fmt::print("linkscope {} ({})\n", kVersion, kGitDescribe);
+    write_stdout(fmt::format("linkscope {} ({})\n", kVersion, kGitDescribe));  // a failed write is exit 2
     return 0;
   };
   return command;

@@ -14,6 +14,14 @@ struct Command {
   std::function<int()> run;
 };
 
+// For an option that names a file or directory: "" is a usage error at parsing ("--xml: no file named"), never
+// the same as leaving the option out (which may mean "measure this machine").
+inline CLI::Validator non_empty_path() {
+  // No description: --help and the completion scripts show the option as before.
+  return CLI::Validator([](const std::string& value) { return value.empty() ? std::string("no file named") : ""; },
+                        "", "non-empty path");
+}
+
 // Adds a subcommand to `parent` and returns it. `argv` is the whole command line (for Run documents).
 using CommandFactory = Command (*)(CLI::App& parent, const std::vector<std::string>& argv);
 

@@ -8,6 +8,7 @@
 
 #include "cli/command.hpp"
 #include "core/error.hpp"
+#include "core/long_numbers.hpp"
 #include "linkscope/version.hpp"
 #include "plan/nccl_tests_personality.hpp"
 
@@ -41,7 +42,8 @@ int run_cli(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    std::fprintf(stderr, "linkscope: error: %s (see linkscope --help)\n", e.what());
+    const std::string what = linkscope::clip_long_numbers(e.what());
+    std::fprintf(stderr, "linkscope: error: %s (see linkscope --help)\n", what.c_str());
     return to_int(ExitCode::kUsage);
   }
   for (const auto& command : commands) {
@@ -57,7 +59,7 @@ int main(int argc, char** argv) {
   try {
     return run_cli(argc, argv);
   } catch (const linkscope::Error& e) {
-    std::fprintf(stderr, "linkscope: error: %s\n", e.what());
+    std::fprintf(stderr, "linkscope: error: %s\n", linkscope::clip_long_numbers(e.what()).c_str());
     return to_int(e.code());
   } catch (const std::exception& e) {
     std::fprintf(stderr, "linkscope: internal error: %s\n", e.what());

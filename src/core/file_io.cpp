@@ -27,19 +27,20 @@ std::uint64_t write_limit() {
   return std::strtoull(text, nullptr, 10);
 }
 
-void write_all(int fd, std::string_view content, const std::string& temp) {
+// Errors name `path`, the file the user asked for, not the temporary file beside it.
+void write_all(int fd, std::string_view content, const std::string& path) {
   const std::uint64_t limit = write_limit();
   std::size_t done = 0;
   while (done < content.size()) {
     if (done >= limit) {
       errno = ENOSPC;
-      throw InputError(temp, 0, "cannot write: " + errno_text());
+      throw InputError(path, 0, "cannot write: " + errno_text());
     }
     const std::size_t chunk = std::min<std::uint64_t>(content.size() - done, limit - done);
     const ssize_t n = ::write(fd, content.data() + done, chunk);
     if (n < 0) {
       if (errno == EINTR) continue;
-      throw InputError(temp, 0, "cannot write: " + errno_text());
+      throw InputError(path, 0, "cannot write: " + errno_text());
     }
     done += static_cast<std::size_t>(n);
   }
@@ -165,7 +166,7 @@ void write_file_atomically(const std::string& path, std::string_view content, co
   const int fd = ::mkstemp(temp.data());
   if (fd < 0) throw InputError(path, 0, "cannot create a file beside it: " + errno_text());
   try {
-    write_all(fd, content, temp);
+    write_all(fd, content, path);
     if (::fsync(fd) != 0) throw InputError(path, 0, "cannot flush to disk: " + errno_text());
     // mkstemp makes the file 0600; an output is as readable as any file the user creates.
     const mode_t mask = ::umask(0);

@@ -16,6 +16,11 @@ namespace {
   throw UsageError(fmt::format("invalid {} '{}': {} (expected e.g. 8, 64K, 1M, 8G)", what, text, why));
 }
 
+// The limit, as the message must say what fits.
+std::string too_large() {
+  return fmt::format("too large (at most {} bytes)", std::numeric_limits<std::uint64_t>::max());
+}
+
 int shift_for_suffix(char c) {
   switch (std::toupper(static_cast<unsigned char>(c))) {
     case 'K': return 10;
@@ -35,7 +40,7 @@ std::uint64_t parse_size(std::string_view text, std::string_view what) {
   bool digits = false;
   while (pos < text.size() && std::isdigit(static_cast<unsigned char>(text[pos]))) {
     const unsigned digit = static_cast<unsigned>(text[pos] - '0');
-    if (whole > (std::numeric_limits<std::uint64_t>::max() - digit) / 10) bad_size(what, text, "too large");
+    if (whole > (std::numeric_limits<std::uint64_t>::max() - digit) / 10) bad_size(what, text, too_large());
     whole = whole * 10 + digit;
     digits = true;
     ++pos;
@@ -68,12 +73,12 @@ std::uint64_t parse_size(std::string_view text, std::string_view what) {
   if (pos != text.size()) bad_size(what, text, fmt::format("unexpected '{}'", text.substr(pos)));
 
   const std::uint64_t unit = std::uint64_t{1} << shift;
-  if (whole > std::numeric_limits<std::uint64_t>::max() / unit) bad_size(what, text, "too large");
+  if (whole > std::numeric_limits<std::uint64_t>::max() / unit) bad_size(what, text, too_large());
   const std::uint64_t frac_bytes_num = frac_num * unit;  // frac_num < 1e12, unit <= 2^40: may overflow, so check
   if (frac_num != 0 && frac_bytes_num / unit != frac_num) bad_size(what, text, "too many fraction digits");
   if (frac_bytes_num % frac_den != 0) bad_size(what, text, "not a whole number of bytes");
   const std::uint64_t result = whole * unit + frac_bytes_num / frac_den;
-  if (result < whole * unit) bad_size(what, text, "too large");
+  if (result < whole * unit) bad_size(what, text, too_large());
   return result;
 }
 

@@ -1,7 +1,9 @@
 #include "diagnose/evidence.hpp"
 
 #include <algorithm>
+#include <map>
 #include <set>
+#include <tuple>
 
 #include <fmt/format.h>
 
@@ -26,7 +28,9 @@ std::string normalize_throttle_reason(std::string reason) {
 }
 
 // One entry per visible unordered pair; a refusal in either direction wins.
-void add_pair(std::vector<PairView>& pairs, const model::GpuPair& facts) {
+// `index` maps (a, b) to its entry in `pairs`: a search per pair was quadratic in the pairs.
+void add_pair(std::vector<PairView>& pairs, std::map<std::pair<int, int>, std::size_t>& index,
+              const model::GpuPair& facts) {
   if (!facts.a || !facts.b || *facts.a == *facts.b) return;
   PairView pair;
   pair.a = std::min(*facts.a, *facts.b);
@@ -41,11 +45,12 @@ void add_pair(std::vector<PairView>& pairs, const model::GpuPair& facts) {
     }
   }
   pair.cuda_peer_access = facts.cuda_peer_access;
-  auto same = std::find_if(pairs.begin(), pairs.end(), [&](const PairView& p) { return p.a == pair.a && p.b == pair.b; });
-  if (same == pairs.end()) {
+  const auto [found, inserted] = index.emplace(std::make_pair(pair.a, pair.b), pairs.size());
+  if (inserted) {
     pairs.push_back(std::move(pair));
     return;
   }
+  PairView* same = &pairs[found->second];
   for (const auto& [kind, status] : pair.nvml_p2p) {
     if (status != "OK" || same->nvml_p2p.count(kind) == 0) same->nvml_p2p[kind] = status;
   }
@@ -148,7 +153,8 @@ double relative_gap(double x, double y) {
 Evidence::Evidence(const model::Run& r)
     : run(r), system(r.system), topology(r.topology), env(r.environment.variables) {
   for (const auto& gpu : system.gpus) gpus.push_back(&gpu);
-  for (const auto& pair : system.pairs) add_pair(pairs, pair);
+  std::map<std::pair<int, int>, std::size_t> pair_index;
+  for (const auto& pair : system.pairs) add_pair(pairs, pair_index, pair);
   const model::Visibility& visibility = system.visibility;
   nvml_gpu_count = visibility.nvml_gpu_count;
   cuda_device_count = visibility.cuda_device_count;
@@ -165,11 +171,11 @@ Evidence::Evidence(const model::Run& r)
   model_gpus = model_gpus_of(topology);
   if (topology.relation_matrix) {
     const auto& matrix = *topology.relation_matrix;
+    std::map<std::string, std::optional<int>> rank_by_id;  // looked up per cell: a search was cubic in the GPUs
+    for (const auto& gpu : model_gpus) rank_by_id.emplace(gpu.id(), gpu.rank());
     auto rank_of = [&](std::size_t index) -> std::optional<int> {
-      for (const auto& gpu : model_gpus) {
-        if (gpu.id() == matrix.node_ids[index]) return gpu.rank();
-      }
-      return std::nullopt;
+      const auto it = rank_by_id.find(matrix.node_ids[index]);
+      return it == rank_by_id.end() ? std::nullopt : it->second;
     };
     for (std::size_t r = 0; r < matrix.cells.size() && r < matrix.node_ids.size(); ++r) {
       const auto a = rank_of(r);
@@ -191,17 +197,21 @@ Evidence::Evidence(const model::Run& r)
   const model::Measurements& m = run.measurements;
   p2p_measured = m.p2p.has_value();
   if (m.p2p) {
+    // Several SM kernel shapes may be measured for one pair, size and method: keep the fastest that measured ok
+    // (what the link can do), so every (src, dst, method, direction, bytes) appears once. Found through an index:
+    // a search per point was quadratic in the points (80,000 sizes took minutes).
+    using PointKey = std::tuple<int, int, std::string, std::string, std::uint64_t>;
+    std::map<PointKey, std::size_t> index;
     for (const auto& point : m.p2p->points) {
-      // Several SM kernel shapes may be measured for one pair, size and method: keep the fastest that measured ok
-      // (what the link can do), so every (src, dst, method, direction, bytes) appears once.
-      auto same = std::find_if(p2p.begin(), p2p.end(), [&](const model::CopyPoint* p) {
-        return p->src == point.src && p->dst == point.dst && p->method == point.method &&
-               p->direction == point.direction && p->bytes == point.bytes;
-      });
-      if (same == p2p.end()) {
+      const auto [found, inserted] =
+          index.emplace(PointKey{point.src, point.dst, point.method, point.direction, point.bytes}, p2p.size());
+      if (inserted) {
         p2p.push_back(&point);
-      } else if (copy_ok(point) && (!copy_ok(**same) || point.bandwidth_gbps->median > (*same)->bandwidth_gbps->median)) {
-        *same = &point;
+        continue;
+      }
+      const model::CopyPoint*& same = p2p[found->second];
+      if (copy_ok(point) && (!copy_ok(*same) || point.bandwidth_gbps->median > same->bandwidth_gbps->median)) {
+        same = &point;
       }
     }
   }

@@ -35,8 +35,6 @@ std::string join_components(const std::vector<std::string>& parts) {
 }
 
 constexpr int kMaxSymlinks = 40;  // as the kernel's ELOOP limit
-constexpr std::uint64_t kMaxAttributeBytes = 64 * 1024;
-constexpr std::uint64_t kMaxFileBytes = 8 * 1024 * 1024;
 
 }  // namespace
 
@@ -90,13 +88,13 @@ std::string SysfsRoot::host_path(std::string_view path) const {
 
 std::optional<std::string> SysfsRoot::read_file(std::string_view path) const {
   // /proc/cpuinfo of a 512-CPU host is about 1 MiB; nothing discovery reads is larger.
-  return read_small_file(host_path(path), kMaxFileBytes);
+  return read_small_file(host_path(path), kMaxSysfsFileBytes);
 }
 
 std::optional<std::string> SysfsRoot::read_attribute(std::string_view path) const {
   // A sysfs attribute is one value of at most a page; anything else (a snapshot holding /dev/zero, a FIFO or a
   // huge file there) is not an attribute and reads as missing.
-  auto text = read_small_file(host_path(path), kMaxAttributeBytes);
+  auto text = read_small_file(host_path(path), kMaxSysfsAttributeBytes);
   // sysfs attributes that cannot be read (e.g. a link speed with the link down) often open but fail on read.
   if (!text || text->empty()) return std::nullopt;
   if (text->back() == '\n') text->pop_back();

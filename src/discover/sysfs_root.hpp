@@ -1,10 +1,16 @@
 #pragma once
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 namespace linkscope::discover {
+
+// The most read of one sysfs attribute and of a whole file such as /proc/cpuinfo: a larger one (a sparse file,
+// /dev/zero bound over an attribute) is refused as unreadable, never read whole.
+inline constexpr std::uint64_t kMaxSysfsAttributeBytes = 64 * 1024;
+inline constexpr std::uint64_t kMaxSysfsFileBytes = 8 * 1024 * 1024;
 
 // Reads /sys and /proc below a root directory: "/" for the live machine, or an extracted snapshot
 // (`--sysfs-root DIR`, tests). Paths given to and returned by this class are absolute paths of the

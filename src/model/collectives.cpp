@@ -112,6 +112,9 @@ CollectivePoint point_from_json(const JsonReader& pj) {
   p.cputime_us = pj.number("cputime_us");
   p.algbw_gbps = pj.number("algbw_gbps");
   p.busbw_gbps = pj.number("busbw_gbps");
+  for (const auto& [key, rate] : {std::pair{"algbw_gbps", p.algbw_gbps}, std::pair{"busbw_gbps", p.busbw_gbps}}) {
+    if (rate && *rate < 0) pj.fail(key, "a negative value (a measured rate is never below 0)");
+  }
   p.wrong = pj.integer("wrong");
   p.status = pj.string_or("status", "ok");
   if (p.status != "ok" && p.status != "wrong" && p.status != "timeout" && p.status != "error") {

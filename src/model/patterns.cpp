@@ -89,6 +89,7 @@ namespace {
 std::optional<Stat3> rate_from(const JsonReader& item, std::string_view key, std::string_view range_key) {
   const auto median = item.number(key);
   if (auto range = stat3_from_json(item, range_key)) return range;
+  if (median && *median < 0) item.fail(key, "a negative value (a measured rate is never below 0)");
   if (median) return Stat3{*median, *median, *median, *median};
   return std::nullopt;
 }

@@ -6,6 +6,7 @@
 
 #include "core/text.hpp"
 #include "core/error.hpp"
+#include "core/seconds.hpp"
 #include "core/size.hpp"
 #include "core/sweep.hpp"
 
@@ -100,8 +101,9 @@ CollPlan make_coll_plan(const CollOptions& o) {
   } else {
     char* end = nullptr;
     const long value = std::strtol(root.c_str(), &end, 10);
-    if (root.empty() || *end != '\0' || value < 0 || value > 1 << 20) {
-      throw UsageError(fmt::format("invalid root '{}' for -r (expected a rank, -1 or all)", o.root));
+    constexpr long kMaxRoot = 1 << 20;
+    if (root.empty() || *end != '\0' || value < 0 || value > kMaxRoot) {
+      throw UsageError(fmt::format("invalid root '{}' for -r (expected a rank 0 to {}, -1 or all)", o.root, kMaxRoot));
     }
     plan.root = static_cast<int>(value);
   }
@@ -135,7 +137,7 @@ CollPlan make_coll_plan(const CollOptions& o) {
     require_range(*o.average, 0, 3, "-a", "the rank time reduction (0 rank 0, 1 avg, 2 min, 3 max)");
     plan.reduction = static_cast<RankTimeReduction>(*o.average);
   }
-  if (o.timeout_s < 0) throw UsageError(fmt::format("invalid --timeout {}: seconds must be >= 0", o.timeout_s));
+  checked_seconds(o.timeout_s, "--timeout");
 
   plan.fixed_iters = o.iters;
   plan.warmup_iters = o.warmup_iters;
@@ -152,8 +154,7 @@ CollPlan make_coll_plan(const CollOptions& o) {
     plan.target_ci = *o.target_ci;
   }
   if (o.max_time_s) {
-    if (!(*o.max_time_s > 0)) throw UsageError(fmt::format("invalid --max-time {}: seconds must be > 0", *o.max_time_s));
-    plan.max_time_s = *o.max_time_s;
+    plan.max_time_s = checked_seconds(*o.max_time_s, "--max-time", ZeroSeconds::kRefused);
   }
   if (o.iters && (o.target_ci || o.max_time_s)) {
     throw UsageError("-n fixes the iteration count; it cannot be combined with --target-ci or --max-time");

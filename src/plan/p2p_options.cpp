@@ -7,6 +7,7 @@
 
 #include "core/error.hpp"
 #include "core/file_io.hpp"
+#include "core/seconds.hpp"
 #include "core/size.hpp"
 
 namespace linkscope::plan {
@@ -47,9 +48,7 @@ SamplingPolicy sampling_policy(const CopyCommandOptions& o) {
   if (!(o.target_ci > 0 && o.target_ci < 1)) {
     throw UsageError(fmt::format("--target-ci {}: must be a fraction between 0 and 1 (0.01 = 1%)", o.target_ci));
   }
-  if (!(o.max_time_s > 0 && std::isfinite(o.max_time_s))) {
-    throw UsageError(fmt::format("--max-time {}: must be a positive number of seconds", o.max_time_s));
-  }
+  checked_seconds(o.max_time_s, "--max-time", ZeroSeconds::kRefused);
   if (o.warmup_samples < 0 || o.warmup_samples > 1000) {
     throw UsageError(fmt::format("--warmup {}: must be 0 to 1000", o.warmup_samples));
   }

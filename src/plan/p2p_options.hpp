@@ -1,5 +1,6 @@
 #pragma once
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -16,7 +17,7 @@ struct CopyCommandOptions {
   int warmup_samples = 1;
   bool no_verify = false;
   std::uint32_t seed = 0x11C5C0DEu;
-  int cpu_node = -1;             // -1: leave the CPU binding alone
+  std::optional<int> cpu_node;   // unset: leave the CPU binding alone (so -1 is a bad node, as -5)
   std::string mode = "read";
   std::string format = "text";
   std::string output;

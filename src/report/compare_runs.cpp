@@ -263,8 +263,9 @@ double parse_threshold(std::string_view text) {
   if (!value.empty() && value.back() == '%') value.pop_back();
   char* end = nullptr;
   const double percent = value.empty() ? -1 : std::strtod(value.c_str(), &end);
-  if (value.empty() || end == nullptr || *end != '\0' || !std::isfinite(percent) || percent < 0 || percent >= 100) {
-    throw UsageError(fmt::format("--threshold {}: expected a percentage such as 5% (0 to 100)", text));
+  if (value.empty() || end == nullptr || *end != '\0' || !std::isfinite(percent) || percent < 0 || percent > 100) {
+    throw UsageError(fmt::format("--threshold {}: expected a percentage such as 5% (0 to 100; at 100% only a "
+                                 "time that more than doubled is a regression)", text));
   }
   return percent / 100.0;
 }

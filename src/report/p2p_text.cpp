@@ -82,19 +82,17 @@ void header(std::string& out, const model::P2pResults& results) {
 
 // Matrices of one series: rows = source, columns = destination.
 void matrices(std::string& out, const model::P2pResults& results, const Series& series, const std::vector<int>& ids) {
-  std::vector<std::uint64_t> sizes;
+  // One pass over the points, by size (a pass per size was quadratic in the sizes).
+  std::map<std::uint64_t, std::vector<const CopyPoint*>> by_size;
   for (const auto& p : results.points) {
-    if (series_of(p) == series && std::find(sizes.begin(), sizes.end(), p.bytes) == sizes.end()) sizes.push_back(p.bytes);
+    if (series_of(p) == series) by_size[p.bytes].push_back(&p);
   }
-  std::sort(sizes.begin(), sizes.end());
-  for (std::uint64_t bytes : sizes) {
+  for (const auto& [bytes, points] : by_size) {
     std::map<std::pair<int, int>, const CopyPoint*> cells;
     bool latency_bound = false;
-    for (const auto& p : results.points) {
-      if (series_of(p) == series && p.bytes == bytes) {
-        cells[{p.src, p.dst}] = &p;
-        latency_bound = latency_bound || p.latency_dominated;
-      }
+    for (const CopyPoint* p : points) {
+      cells[{p->src, p->dst}] = p;
+      latency_bound = latency_bound || p->latency_dominated;
     }
     out += fmt::format("\n{}, {}{}\n", series_title(series, true), format_size(bytes),
                        latency_bound ? " (latency-bound: mostly the fixed cost of a copy; see latency)" : "");
@@ -125,18 +123,18 @@ void matrices(std::string& out, const model::P2pResults& results, const Series& 
 }
 
 void curves(std::string& out, const model::P2pResults& results, const Series& series) {
+  // The pairs in the order first measured, each with its points: one pass (a pass per pair was quadratic).
   std::vector<std::pair<int, int>> pairs;
+  std::map<std::pair<int, int>, std::vector<const CopyPoint*>> by_pair;
   for (const auto& p : results.points) {
-    if (series_of(p) == series && std::find(pairs.begin(), pairs.end(), std::make_pair(p.src, p.dst)) == pairs.end()) {
-      pairs.push_back({p.src, p.dst});
-    }
+    if (!(series_of(p) == series)) continue;
+    auto& rows = by_pair[{p.src, p.dst}];
+    if (rows.empty()) pairs.push_back({p.src, p.dst});
+    rows.push_back(&p);
   }
   const bool bidir = series.direction == "bidir";
   for (const auto& [src, dst] : pairs) {
-    std::vector<const CopyPoint*> rows;
-    for (const auto& p : results.points) {
-      if (series_of(p) == series && p.src == src && p.dst == dst) rows.push_back(&p);
-    }
+    std::vector<const CopyPoint*>& rows = by_pair[{src, dst}];
     std::stable_sort(rows.begin(), rows.end(), [](const CopyPoint* a, const CopyPoint* b) { return a->bytes < b->bytes; });
     out += fmt::format("\n{} {}>{}{}\n", series_title(series, true), src, dst, src == dst ? " (local copy)" : "");
     out += fmt::format("{:>8} {:>10} {:>9} {:>9} {:>9} {:>7} {:>7}{}  {}\n", "bytes", "time_us", "GB/s", "min", "max",
@@ -163,19 +161,29 @@ void curves(std::string& out, const model::P2pResults& results, const Series& se
 
 // A tuning run: per series kind and size, one row per kernel shape and one column per pair.
 void tuning_tables(std::string& out, const model::P2pResults& results) {
+  // Shapes, pairs and groups in the order first measured, and each cell's point: one pass over the points (a scan
+  // per cell grew with the fourth power of the run).
+  using Group = std::tuple<std::string, std::string, std::uint64_t>;  // method, direction, bytes
+  using CellKey = std::tuple<std::string, Group, std::pair<int, int>>;
   std::vector<std::string> shapes;
   std::vector<std::pair<int, int>> pairs;
-  std::vector<std::tuple<std::string, std::string, std::uint64_t>> groups;  // method, direction, bytes
+  std::vector<Group> groups;
+  std::set<std::string> shape_seen;
+  std::set<std::pair<int, int>> pair_seen;
+  std::set<Group> group_seen;
+  std::map<CellKey, const CopyPoint*> cells;  // the last point of a cell, as the table always showed
   for (const auto& p : results.points) {
     if (p.sm_kernel.empty()) continue;
-    if (std::find(shapes.begin(), shapes.end(), p.sm_kernel) == shapes.end()) shapes.push_back(p.sm_kernel);
-    if (std::find(pairs.begin(), pairs.end(), std::make_pair(p.src, p.dst)) == pairs.end()) pairs.push_back({p.src, p.dst});
-    const auto group = std::make_tuple(p.method, p.direction, p.bytes);
-    if (std::find(groups.begin(), groups.end(), group) == groups.end()) groups.push_back(group);
+    if (shape_seen.insert(p.sm_kernel).second) shapes.push_back(p.sm_kernel);
+    if (pair_seen.insert({p.src, p.dst}).second) pairs.push_back({p.src, p.dst});
+    Group group{p.method, p.direction, p.bytes};
+    if (group_seen.insert(group).second) groups.push_back(group);
+    cells[{p.sm_kernel, std::move(group), {p.src, p.dst}}] = &p;
   }
   std::size_t width = 6;
   for (const auto& s : shapes) width = std::max(width, s.size());
-  for (const auto& [method, direction, bytes] : groups) {
+  for (const auto& group : groups) {
+    const auto& [method, direction, bytes] = group;
     out += fmt::format("\nSM kernel shapes: {}{}, {} (GB/s median, CV)\n", method, direction == "bidir" ? " bidirectional" : "",
                        format_size(bytes));
     out += fmt::format("{:<{}}", "kernel", width);
@@ -183,13 +191,12 @@ void tuning_tables(std::string& out, const model::P2pResults& results) {
     out += "\n";
     for (const auto& shape : shapes) {
       out += fmt::format("{:<{}}", shape, width);
-      for (const auto& [src, dst] : pairs) {
+      for (const auto& pair : pairs) {
+        const auto it = cells.find({shape, group, pair});
         std::string cell = "-";
-        for (const auto& p : results.points) {
-          if (p.sm_kernel == shape && p.method == method && p.direction == direction && p.bytes == bytes &&
-              p.src == src && p.dst == dst) {
-            cell = has_value(p) ? fmt::format("{} {}", cell_of(p), format_percent(p.cv)) : status_cell(p.status);
-          }
+        if (it != cells.end()) {
+          const CopyPoint& p = *it->second;
+          cell = has_value(p) ? fmt::format("{} {}", cell_of(p), format_percent(p.cv)) : status_cell(p.status);
         }
         out += fmt::format("  {:>16}", cell);
       }
@@ -200,12 +207,13 @@ void tuning_tables(std::string& out, const model::P2pResults& results) {
 
 void problems(std::string& out, const model::P2pResults& results) {
   std::vector<std::string> lines;
+  std::set<std::string> seen;
   for (const auto& p : results.points) {
     if (p.status == PointStatus::kOk) continue;
     const std::string line = p.status == PointStatus::kWrong
                                  ? fmt::format("  {} {}>{} {}: {}", p.method, p.src, p.dst, format_size(p.bytes), p.reason)
                                  : fmt::format("  {} {} {}>{}: {}", status_cell(p.status), p.method, p.src, p.dst, p.reason);
-    if (std::find(lines.begin(), lines.end(), line) == lines.end()) lines.push_back(line);
+    if (seen.insert(line).second) lines.push_back(line);
   }
   if (lines.empty()) return;
   out += "\nNot measured or wrong (N/A = cannot be measured here, ERR = failed, T/O = watchdog, ! = wrong data):\n";
@@ -241,11 +249,13 @@ void latency(std::string& out, const model::P2pResults& results) {
   if (results.latency.empty()) return;
   std::vector<std::pair<int, int>> pairs;
   std::vector<std::string> chases;  // pointer-chase variants, in the order measured
+  std::map<std::pair<int, int>, std::vector<const model::LatencyPoint*>> by_pair;  // one pass, not one per pair
+  std::set<std::string> chase_seen;
   for (const auto& l : results.latency) {
-    if (std::find(pairs.begin(), pairs.end(), std::make_pair(l.src, l.dst)) == pairs.end()) pairs.push_back({l.src, l.dst});
-    if (l.method == "sm_pointer_chase" && std::find(chases.begin(), chases.end(), l.chase) == chases.end()) {
-      chases.push_back(l.chase);
-    }
+    auto& of_pair = by_pair[{l.src, l.dst}];
+    if (of_pair.empty()) pairs.push_back({l.src, l.dst});
+    of_pair.push_back(&l);
+    if (l.method == "sm_pointer_chase" && chase_seen.insert(l.chase).second) chases.push_back(l.chase);
   }
   const bool one_chase = chases.size() <= 1;
   std::string chain = "variants below";
@@ -267,10 +277,9 @@ void latency(std::string& out, const model::P2pResults& results) {
   out += row("pair", "sm_pointer_chase", "ce_small_copy");
   for (const auto& [src, dst] : pairs) {
     std::string chase_cell = "-", ce_cell = "-";
-    for (const auto& l : results.latency) {
-      if (l.src != src || l.dst != dst) continue;
-      if (l.method == "ce_small_copy") ce_cell = latency_cell(l);
-      if (l.method == "sm_pointer_chase") chase_cell = latency_cell(l);
+    for (const model::LatencyPoint* l : by_pair[{src, dst}]) {
+      if (l->method == "ce_small_copy") ce_cell = latency_cell(*l);
+      if (l->method == "sm_pointer_chase") chase_cell = latency_cell(*l);
     }
     out += row(fmt::format("{}>{}", src, dst), chase_cell, ce_cell);
   }
@@ -283,10 +292,10 @@ void latency(std::string& out, const model::P2pResults& results) {
     out += "\n";
     for (const auto& c : chases) {
       out += fmt::format("{:<{}}", c, width);
-      for (const auto& [src, dst] : pairs) {
+      for (const auto& pair : pairs) {
         std::string cell = "-";
-        for (const auto& l : results.latency) {
-          if (l.method == "sm_pointer_chase" && l.chase == c && l.src == src && l.dst == dst) cell = latency_cell(l);
+        for (const model::LatencyPoint* l : by_pair[pair]) {
+          if (l->method == "sm_pointer_chase" && l->chase == c) cell = latency_cell(*l);
         }
         out += fmt::format("  {:<20}", cell);
       }

@@ -1,6 +1,7 @@
 #include "report/report_render.hpp"
 
 #include <filesystem>
+#include <set>
 #include <system_error>
 
 #include <fmt/format.h>
@@ -71,11 +72,21 @@ std::vector<std::string> write_report_directory(const std::string& directory, co
   if (error || !fs::is_directory(directory)) {
     throw InputError(directory, 0, "cannot create the report directory" + (error ? ": " + error.message() : ""));
   }
+  // The charts of an earlier report here (report.html beside them says the directory is one): those this run
+  // does not draw again are removed once the new files are written, so no stale chart sits beside the new report.
+  std::set<std::string> earlier_charts;
+  if (fs::exists(fs::path(directory) / "report.html", error)) {
+    for (const auto& entry : fs::directory_iterator(directory, error)) {
+      const bool chart = entry.is_regular_file(error) && entry.path().extension() == ".svg";
+      if (chart) earlier_charts.insert(entry.path().string());
+    }
+  }
   std::vector<std::string> written;
   auto write = [&](const std::string& name, const std::string& text) {
     const std::string path = (fs::path(directory) / name).string();
     write_file_atomically(path, text, inputs);
     written.push_back(path);
+    earlier_charts.erase(path);
   };
   write("run.json", render_json(run));
   write("report.html", render_html(run));
@@ -83,6 +94,7 @@ std::vector<std::string> write_report_directory(const std::string& directory, co
   options.link_svg_files = true;
   write("report.md", render_markdown(run, options));
   for (const auto& svg : report_svgs(collect_report_data(run))) write(svg.file, svg.svg);
+  for (const auto& stale : earlier_charts) fs::remove(stale, error);
   return written;
 }
 

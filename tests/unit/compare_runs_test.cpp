@@ -36,7 +36,9 @@ TEST(CompareRuns, ThresholdIsAPercentage) {
   EXPECT_DOUBLE_EQ(parse_threshold("5%"), 0.05);
   EXPECT_DOUBLE_EQ(parse_threshold("2.5"), 0.025);
   EXPECT_DOUBLE_EQ(parse_threshold("0%"), 0.0);
-  for (const char* bad : {"", "%", "abc", "-1%", "100", "5%%", "1e400"}) {
+  EXPECT_DOUBLE_EQ(parse_threshold("100%"), 1.0);  // the message says 0 to 100: both ends included
+  EXPECT_DOUBLE_EQ(parse_threshold("100"), 1.0);
+  for (const char* bad : {"", "%", "abc", "-1%", "100.5", "101%", "5%%", "1e400"}) {
     EXPECT_THROW(parse_threshold(bad), UsageError) << bad;
   }
 }
