@@ -103,7 +103,7 @@ ParsedFixture parse_fixture(const std::string& name) {
 
 std::string render(const ParsedFixture& f) {
   std::string out = report::render_nccl_tests_preamble(f.preamble);
-  out += report::render_nccl_tests_header(false);
+  out += report::render_nccl_tests_header({});
   for (const auto& row : f.rows) out += report::render_nccl_tests_row(row);
   out += report::render_nccl_tests_footer(f.footer);
   return out;
