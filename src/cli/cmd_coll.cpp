@@ -186,7 +186,7 @@ Command add_coll_command(CLI::App& parent, const std::vector<std::string>& argv)
       "coll", "NCCL collective benchmark: nccl-tests' flags and formulas, per-size median/min/max/CV from CUDA events, "
               "every size verified, NCCL's transports recorded");
   state->app = app;
-  app->add_option("op", o.op, "all_reduce, all_gather, reduce_scatter, broadcast, reduce, alltoall, sendrecv, gather, scatter")
+  app->add_option("op", o.op, "all_reduce, all_gather, reduce_scatter, broadcast, reduce, alltoall, sendrecv, gather, scatter, hypercube")
       ->capture_default_str();
   app->add_option("-b,--minbytes", o.min_bytes, "smallest size (K/M/G = 1024^n)")->capture_default_str();
   app->add_option("-e,--maxbytes", o.max_bytes, "largest size")->capture_default_str();

@@ -157,7 +157,7 @@ void CollPrinter::print_nccl_tests_row(const model::CollectiveSeries& s, const s
   row.size_bytes = out->bytes;
   row.count = out->count;
   row.type = std::string(coll::type_name(s.dtype));
-  row.redop = coll::op_prints_redop(s.op) ? std::string(coll::red_op_name(s.redop)) : "none";
+  row.redop = coll::nccl_tests_redop_column(s.op, s.redop);
   row.root = coll::op_is_rooted(s.op) ? s.root : -1;
   row.out_of_place = cell(*out);
   row.in_place = cell(*in);
