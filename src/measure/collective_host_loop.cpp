@@ -171,6 +171,8 @@ std::optional<PointRun::HostLoop> PointRun::run_host_loop() {
   if (!waited && !wait("timed iterations")) return std::nullopt;
   loop.reading.loop_seconds = per_iteration ? barrier_excluded_s : elapsed();
 
+  // The last event of a blocking loop was recorded after its final wait: it must complete before it is read.
+  if (record && waited && !wait("per-iteration events")) return std::nullopt;
   if (record) {
     loop.per_gpu_iteration_s.assign(n, std::vector<double>(static_cast<std::size_t>(iters), 0.0));
     for (std::size_t i = 0; i < n; ++i) {

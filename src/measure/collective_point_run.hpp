@@ -217,7 +217,7 @@ class PointRun {
       }
       impl_.wrong[i]->reset(comms_.stream(i));
     }
-    enqueue_iteration(0);
+    enqueue_operation(0);  // one operation: -m copies of an in-place reduction would compound
     for (std::size_t i = 0; i < comms_.local_count(); ++i) {
       platform::ScopedDevice scope(comms_.local(i).device);
       const coll::OutputCheck check =
