@@ -48,6 +48,11 @@ cuda=${CUDA_HOME:-/usr/local/cuda}
 nccl_home=${NCCL_HOME:-}
 if [[ -z $nccl_home ]]; then
   lib=$(ldconfig -p | awk '/libnccl\.so\.2 /{print $NF; exit}')
+  if [[ -z $lib ]]; then
+    for d in ${LD_LIBRARY_PATH//:/ } /usr/lib/x86_64-linux-gnu /usr/local/lib "$cuda/lib64"; do
+      [[ -e $d/libnccl.so.2 ]] && { lib=$d/libnccl.so.2; break; }
+    done
+  fi
   inc=$(ls /usr/include/nccl.h "$cuda/include/nccl.h" /usr/local/include/nccl.h 2>/dev/null | head -1)
   nccl_home=$work/nccl_home
   mkdir -p "$nccl_home/lib" "$nccl_home/include"
@@ -74,6 +79,7 @@ run() {
   [[ $tool == linkscope ]] && bin=$build/${op}_perf
   if [[ ! -x $bin ]]; then
     echo "missing $bin" >"$res/$name.err"
+    : >"$res/$name.txt"
     echo 127 >"$res/$name.rc"
     return
   fi
@@ -110,10 +116,10 @@ for f in "$res"/json/*.json; do
 done
 
 # --- 4. the flag matrix: each flag alone on a short sweep, linkscope and nccl-tests.
-short=(-b 8 -e 1M -f 4 -g 1)
+short=(-b 8 -e 64K -f 4 -g 1)
 flags=("-p 1" "-z 1" "-z 2" "-z 3" "-y 1" "-R 1" "-R 2" "-x 0" "-x 1" "-x 2" "-S 1" "-M 1" "-u 1" "-u 3 -d double"
        "-I 1" "-I 1 -K 2" "-I 1 -z 3" "-C 1" "-G 2" "-G 2 -n 5" "-a 0" "-a 2" "-a 3" "-N 2" "-m 2" "-m 2 -z 1" "-w 0"
-       "-n 5" "-c 0" "-d all -e 64K" "-o all -e 64K" "-D 1 -R 2" "-V 32")
+       "-n 5" "-c 0" "-d all" "-o all" "-D 1 -R 2" "-V 32")
 i=0
 for f in "${flags[@]}"; do
   over_budget && { log "budget: flag matrix from '$f' on skipped"; break; }
@@ -133,12 +139,13 @@ done
 # --- 5. summary: exit codes, time at the smallest size and busbw at the largest (out of place), per tool and round.
 {
   echo
-  echo "## side by side: op tool round rc time@8B(us) busbw@largest(GB/s)"
+  echo "## side by side (out of place): op.tool.round rc, time at the smallest size (us), algbw and busbw at the largest"
+  echo "## (GB/s; with one GPU busbw is 0 for all_reduce, all_gather, reduce_scatter and alltoall: (n-1)/n = 0)"
   for f in "$res"/runs/*.txt; do
     b=$(basename "$f" .txt)
     awk -v name="$b" -v rc="$(cat "$res/runs/$b.rc")" '
-      !/^#/ && NF >= 8 { if (first == "") first = $6; last = $8 }
-      END { printf "%-36s rc=%s time@first=%s busbw@last=%s\n", name, rc, first, last }' "$f"
+      !/^#/ && NF >= 8 { if (first == "") first = $6; algbw = $7; busbw = $8 }
+      END { printf "%-36s rc=%s time@first=%s algbw@last=%s busbw@last=%s\n", name, rc, first, algbw, busbw }' "$f"
   done
   echo
   echo "## analyze_perf_json.py exit codes"
