@@ -106,7 +106,7 @@ int run_coll_processes(const CollState& state, CollProcesses& processes, const c
       "bootstrap network is blocked (NCCL_SOCKET_IFNAME)",
       plan.timeout_s);
 
-  CollPrinter out(state.options.format, printer, state.options);
+  CollPrinter out(state.options.format, printer, state.options, state.argv);
   measure::CollectiveProgress progress;
   progress.on_setup = [&](const measure::CollectiveSetup& setup) { out.on_setup(setup, *processes.capture); };
   progress.on_started = [&](const std::vector<model::DeviceRecord>& devices) { out.on_started(devices); };
@@ -118,7 +118,7 @@ int run_coll_processes(const CollState& state, CollProcesses& processes, const c
   // with MPI_Abort once this process reported (below).
   const bool mpi_failed = result.aborted && processes.mpi;
   if (mpi_failed) processes.mpi->abandon();
-  const bool bandwidth_failed = out.print_nccl_tests_footer(result.series, processes.env);
+  const bool bandwidth_failed = out.print_nccl_tests_footer(result.series, processes.env, result.memory);
   if (!printer) {
     if (mpi_failed) {
       std::fprintf(stderr, "linkscope: error (rank %d on %s): timed out; ending the MPI job\n", processes.mpi->rank(),
@@ -154,6 +154,7 @@ int run_coll_processes(const CollState& state, CollProcesses& processes, const c
 int run_coll(CollState& state) {
   const auto wall_start = std::chrono::steady_clock::now();
   if (state.as_nccl_tests) apply_nccl_tests_defaults(state);
+  state.options.personality = state.as_nccl_tests;
   state.options.format = parse_format(state.format);
   Environment env = Environment::from_process();
   const auto launch = runtime::detect_launch(env);
@@ -188,7 +189,7 @@ Command add_coll_command(CLI::App& parent, const std::vector<std::string>& argv)
       "coll", "NCCL collective benchmark: nccl-tests' flags and formulas, per-size median/min/max/CV from CUDA events, "
               "every size verified, NCCL's transports recorded");
   state->app = app;
-  app->add_option("op", o.op, "all_reduce, all_gather, reduce_scatter, broadcast, reduce, alltoall, sendrecv, gather, scatter")
+  app->add_option("op", o.op, "all_reduce, all_gather, reduce_scatter, broadcast, reduce, alltoall, sendrecv, gather, scatter, hypercube")
       ->capture_default_str();
   app->add_option("-b,--minbytes", o.min_bytes, "smallest size (K/M/G = 1024^n)")->capture_default_str();
   app->add_option("-e,--maxbytes", o.max_bytes, "largest size")->capture_default_str();
@@ -224,20 +225,28 @@ Command add_coll_command(CLI::App& parent, const std::vector<std::string>& argv)
   app->add_flag("--dry-run", state->dry_run,
                 "print what would run on which processes and GPUs (checks an MPI launch) without running NCCL");
   app->add_flag(coll::kAsNcclTestsFlag, state->as_nccl_tests, "nccl-tests' defaults and format")->group("");
-  const char* compat_group = "nccl-tests flags accepted but not implemented";
-  app->add_option("-p,--parallel_init", o.parallel_init)->group(compat_group);
-  app->add_option("-z,--blocking", o.blocking)->group(compat_group);
-  app->add_option("-y,--stream_null", o.stream_null)->group(compat_group);
-  app->add_option("-R,--local_register", o.local_register)->group(compat_group);
-  app->add_option("-x,--cta_policy", o.cta_policy)->group(compat_group);
-  app->add_option("-D,--device_implementation", o.device_impl)->group(compat_group);
-  app->add_option("-V,--device_cta_count", o.device_ctas)->group(compat_group);
-  app->add_option("-S,--report_timestamps", o.timestamps)->group(compat_group);
-  app->add_option("-M,--memory", o.memory_report)->group(compat_group);
-  app->add_option("-u,--unalign", o.unalign)->group(compat_group);
-  app->add_option("-I,--per_iter_timing", o.per_iter_timing)->group(compat_group);
-  app->add_option("-K,--per_iter_skip", o.per_iter_skip)->group(compat_group);
-  app->add_option("-J,--output_file", o.json_file)->group(compat_group);
+  app->add_flag("--linkscope-stats", o.linkscope_stats,
+                "as an nccl-tests name: time with linkscope's gated CUDA-event statistics instead of nccl-tests' host "
+                "timer (coll always does)");
+  const char* nccl_tests_group = "nccl-tests 2.19.6 flags (docs/collectives.md)";
+  app->add_option("-p,--parallel_init", o.parallel_init, "1: communicators initialised concurrently")->group(nccl_tests_group);
+  app->add_option("-z,--blocking", o.blocking, "host timer: 1 wait + barrier per op, 2 wait per op, 3 per iteration")
+      ->group(nccl_tests_group);
+  app->add_option("-y,--stream_null", o.stream_null, "1: the GPUs' NULL stream")->group(nccl_tests_group);
+  app->add_option("-R,--local_register", o.local_register, "1 ncclCommRegister, 2 symmetric windows")->group(nccl_tests_group);
+  app->add_option("-x,--cta_policy", o.cta_policy, "ncclConfig_t.CTAPolicy: 0 default, 1 efficiency, 2 zero")
+      ->group(nccl_tests_group);
+  app->add_option("-D,--device_implementation", o.device_impl, "device-API kernels (not available: exit 2)")
+      ->group(nccl_tests_group);
+  app->add_option("-V,--device_cta_count", o.device_ctas, "CTAs of the device-API kernels (with -D)")->group(nccl_tests_group);
+  app->add_option("-S,--report_timestamps", o.timestamps, "1: a time stamp per row")->group(nccl_tests_group);
+  app->add_option("-M,--memory", o.memory_report, "1: GPU memory usage line")->group(nccl_tests_group);
+  app->add_option("-u,--unalign", o.unalign, "start both buffers this many elements in")->group(nccl_tests_group);
+  app->add_option("-I,--per_iter_timing", o.per_iter_timing, "1: CUDA events per iteration, i_* columns")
+      ->group(nccl_tests_group);
+  app->add_option("-K,--per_iter_skip", o.per_iter_skip, "-I summary skips the first K iterations")->group(nccl_tests_group);
+  app->add_option("-J,--output_file", o.json_file, "nccl-tests' JSON document (FILE, else FILE.0, FILE.1 ...)")
+      ->group(nccl_tests_group);
 
   Command command;
   command.app = app;

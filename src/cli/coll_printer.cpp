@@ -2,6 +2,9 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
+
+#include <unistd.h>
 
 #include <fmt/format.h>
 
@@ -36,6 +39,11 @@ report::NcclTestsPreamble nccl_tests_preamble(const coll::CollOptions& options, 
   p.agg_iters = plan.agg_iters;
   p.validation = options.check;
   p.graph_launches = plan.graph_launches;
+  p.unalign = plan.unalign_elements;
+  p.blocking = static_cast<int>(plan.blocking);
+  p.per_iteration = plan.per_iteration_timing;
+  p.per_iteration_skip = plan.per_iteration_skip;
+  p.parallel_init = plan.parallel_init;
   for (const auto& d : devices) {
     p.devices.push_back({d.rank, 0, d.pid, d.host, d.cuda_device, d.pci_domain, d.pci_bus, d.pci_device, d.name});
   }
@@ -47,8 +55,13 @@ void note(const std::string& text) { std::fprintf(stderr, "linkscope: note: %s\n
 
 }  // namespace
 
-CollPrinter::CollPrinter(coll::OutputFormat format, bool enabled, const coll::CollOptions& options)
-    : format_(format), enabled_(enabled), options_(options) {}
+CollPrinter::CollPrinter(coll::OutputFormat format, bool enabled, const coll::CollOptions& options,
+                         std::vector<std::string> args)
+    : format_(format), enabled_(enabled), options_(options), args_(std::move(args)) {}
+
+CollPrinter::~CollPrinter() {
+  if (json_file_ != nullptr) std::fclose(json_file_);
+}
 
 void CollPrinter::on_setup(const measure::CollectiveSetup& setup, const runtime::NcclDebugCapture& capture) {
   setup_ = setup;
@@ -63,8 +76,30 @@ void CollPrinter::on_setup(const measure::CollectiveSetup& setup, const runtime:
 
 void CollPrinter::on_started(const std::vector<model::DeviceRecord>& devices) {
   if (!enabled_ || format_ != OutputFormat::kNcclTests) return;
-  std::fputs(report::render_nccl_tests_preamble(nccl_tests_preamble(options_, setup_, devices)).c_str(), stdout);
-  std::fputs(report::render_nccl_tests_header(options_.report_cputime).c_str(), stdout);
+  const coll::CollPlan& plan = setup_.plan;
+  if (!plan.json_file.empty()) open_json_file(plan.json_file);
+  const report::NcclTestsPreamble preamble = nccl_tests_preamble(options_, setup_, devices);
+  json_.preamble = preamble;
+  std::fputs(report::render_nccl_tests_preamble(preamble).c_str(), stdout);
+  std::fputs(report::render_nccl_tests_header({plan.report_cputime, plan.per_iteration_timing, plan.timestamps}).c_str(),
+             stdout);
+}
+
+void CollPrinter::open_json_file(const std::string& requested) {
+  // nccl-tests never overwrites: FILE, else FILE.0, FILE.1 ...; a path it cannot create is skipped with a line.
+  const std::string path = report::nccl_tests_json_path(requested, [](const std::string& candidate) {
+    std::error_code error;
+    return std::filesystem::exists(candidate, error);
+  });
+  json_file_ = std::fopen(path.c_str(), "wx");
+  if (json_file_ == nullptr) {
+    std::printf("# skipping json output; %s not accessible\n", path.c_str());
+    return;
+  }
+  std::printf("# Writing JSON output to %s\n", path.c_str());
+  json_.start_time = report::nccl_tests_now();
+  json_.args = args_;
+  for (char** e = environ; e != nullptr && *e != nullptr; ++e) json_.env.emplace_back(*e);
 }
 
 void CollPrinter::on_size(const model::CollectiveSeries& series, const std::vector<model::CollectivePoint>& points) {
@@ -109,6 +144,7 @@ void CollPrinter::print_nccl_tests_row(const model::CollectiveSeries& s, const s
     // enqueueing one operation.
     const double time_us = p.time->mean_us;
     c.time_us = options_.report_cputime ? p.cputime_us.value_or(0) : time_us;
+    c.per_iteration = p.per_iteration;
     const auto bw = coll::collective_bandwidth(s.op, p.count, coll::type_size(s.dtype), time_us * 1e-6, s.nranks);
     c.algbw_gbps = bw.algbw_gbps;
     c.busbw_gbps = bw.busbw_gbps;
@@ -121,14 +157,17 @@ void CollPrinter::print_nccl_tests_row(const model::CollectiveSeries& s, const s
   row.size_bytes = out->bytes;
   row.count = out->count;
   row.type = std::string(coll::type_name(s.dtype));
-  row.redop = coll::op_prints_redop(s.op) ? std::string(coll::red_op_name(s.redop)) : "none";
+  row.redop = coll::nccl_tests_redop_column(s.op, s.redop);
   row.root = coll::op_is_rooted(s.op) ? s.root : -1;
   row.out_of_place = cell(*out);
   row.in_place = cell(*in);
+  if (setup_.plan.timestamps) row.timestamp = report::nccl_tests_now();
   std::fputs(report::render_nccl_tests_row(row).c_str(), stdout);
+  if (json_file_ != nullptr) json_.rows.push_back(std::move(row));
 }
 
-bool CollPrinter::print_nccl_tests_footer(const std::vector<model::CollectiveSeries>& results, const Environment& env) {
+bool CollPrinter::print_nccl_tests_footer(const std::vector<model::CollectiveSeries>& results, const Environment& env,
+                                          const std::optional<measure::MemoryUse>& memory) {
   if (!enabled_ || format_ != OutputFormat::kNcclTests) return false;
   report::NcclTestsFooter footer;
   footer.program = std::string(coll::op_name(setup_.plan.op)) + "_perf";
@@ -142,7 +181,21 @@ bool CollPrinter::print_nccl_tests_footer(const std::vector<model::CollectiveSer
     }
   }
   if (!first_error.empty()) footer.error = first_error;
+  if (setup_.plan.memory_report && memory) {
+    footer.memory = report::NcclTestsFooter::Memory{memory->initialization, memory->user_allocated, memory->collective};
+  }
   std::fputs(report::render_nccl_tests_footer(footer).c_str(), stdout);
+  if (json_file_ != nullptr) {
+    json_.cputime = setup_.plan.report_cputime;
+    json_.footer = footer;
+    json_.errors = {first_error};  // nccl-tests records NCCL's last error, an empty string when there was none
+    json_.end_time = report::nccl_tests_now();
+    const std::string text = report::render_nccl_tests_json(json_);
+    const bool written = std::fwrite(text.data(), 1, text.size(), json_file_) == text.size();
+    const bool closed = std::fclose(json_file_) == 0;
+    json_file_ = nullptr;
+    if (!written || !closed) std::fprintf(stderr, "linkscope: warning: the -J file could not be written completely\n");
+  }
   return report::nccl_tests_bandwidth_failed(footer);
 }
 

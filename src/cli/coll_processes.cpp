@@ -78,6 +78,12 @@ int coll_dry_run(const coll::CollPlan& plan, const std::vector<std::string>& arg
               launch.parallel() ? fmt::format("MPI, {}", launch.launcher).c_str() : "single process",
               plan.gpus_per_process, group.size() * plan.gpus_per_process);
   for (const auto& l : lines) std::printf("%s\n", l.c_str());
+  std::printf("timing: %s\n", plan.clock == coll::TimingClock::kHostLoop
+                                   ? fmt::format("nccl-tests' host timer around -n iterations (blocking -z {}{})",
+                                                 static_cast<int>(plan.blocking),
+                                                 plan.per_iteration_timing ? ", -I per-iteration events" : "")
+                                         .c_str()
+                                   : "linkscope's gated CUDA-event statistics");
   for (const auto& note : plan.notes) std::printf("note: %s\n", note.c_str());
   for (const auto& note : coll::rounding_notes(plan, group.size() * plan.gpus_per_process)) {
     std::printf("note: %s\n", note.c_str());

@@ -8,6 +8,7 @@
 #include "measure/collective_process_group.hpp"
 #include "model/collectives.hpp"
 #include "plan/collective_run_plan.hpp"
+#include "plan/nccl_tests_timing.hpp"
 
 // No CUDA or NCCL header here (the communicators are only named), so that code outside platform/ and measure/ can
 // describe a benchmark through measure/collective_run.hpp.
@@ -27,7 +28,15 @@ struct BenchmarkOptions {
   bool verify = true;
   double timeout_s = 0;             // longest wait for the GPUs; 0 = none
   double batch_target_s = 0.002;    // how long one gated batch of iterations should take
+  // nccl-tests' host timer around -n iterations instead of gated event batches (the *_perf personalities).
+  coll::TimingClock clock = coll::TimingClock::kEvents;
+  coll::BlockingMode blocking = coll::BlockingMode::kOff;  // -z (host timer)
+  bool per_iteration_timing = false;  // -I (host timer): CUDA events between the iterations as well
+  int per_iteration_skip = 0;         // -K
+  int unalign_elements = 0;           // -u: buffers start this many elements in (the buffers are padded for it)
 };
+
+
 
 // Measures collectives on communicators that stay alive across sizes, with buffers allocated once for the
 // largest size. For each point: warm-up, one verified operation (inputs from plan/collective_pattern.hpp,
@@ -36,7 +45,9 @@ struct BenchmarkOptions {
 // per-iteration times; per iteration the ranks' times are reduced (slowest rank by default).
 class CollectiveBenchmark {
  public:
-  CollectiveBenchmark(NcclCommunicators& comms, ProcessGroup& group, std::uint64_t buffer_bytes);
+  // `pad_bytes` more per buffer than the largest size needs (-u moves the buffers' start by up to 8 x unalign).
+  CollectiveBenchmark(NcclCommunicators& comms, ProcessGroup& group, std::uint64_t buffer_bytes,
+                      std::uint64_t pad_bytes = 0);
   ~CollectiveBenchmark();
   CollectiveBenchmark(const CollectiveBenchmark&) = delete;
   CollectiveBenchmark& operator=(const CollectiveBenchmark&) = delete;
@@ -45,6 +56,15 @@ class CollectiveBenchmark {
   // the point's status after the communicators were aborted; CUDA and NCCL call failures throw DeviceError.
   model::CollectivePoint measure(const SeriesKey& key, std::uint64_t requested_bytes, bool in_place,
                                 const BenchmarkOptions& options);
+
+  // -R: 0 none, 1 ncclCommRegister, 2 ncclCommWindowRegister (symmetric) of both whole buffers on every rank;
+  // deregistered with the benchmark. DeviceError when the loaded NCCL lacks the function.
+  void register_buffers(int mode);
+
+  // nccl-tests' warm-up before a series (host timer): `warmup_iters` out-of-place operations of every size from
+  // the smallest to the largest by doubling, then one wait. False when the GPUs hung or NCCL failed.
+  bool warm_up_series(const SeriesKey& key, std::uint64_t min_bytes, std::uint64_t max_bytes,
+                      const BenchmarkOptions& options);
 
   bool aborted() const;
   std::uint64_t buffer_bytes() const { return buffer_bytes_; }

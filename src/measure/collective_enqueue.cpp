@@ -31,6 +31,7 @@ std::string nccl_call_name(coll::CollectiveOp op) {
     case coll::CollectiveOp::kGather: return nccl.Gather != nullptr ? "ncclGather" : "grouped ncclSend/ncclRecv";
     case coll::CollectiveOp::kScatter: return nccl.Scatter != nullptr ? "ncclScatter" : "grouped ncclSend/ncclRecv";
     case coll::CollectiveOp::kSendRecv: return "grouped ncclSend/ncclRecv";
+    case coll::CollectiveOp::kHypercube: return "hypercube: cudaMemcpyAsync, then grouped ncclSend/ncclRecv with rank ^ 2^k";
   }
   return "";
 }
@@ -91,6 +92,29 @@ ncclResult_t enqueue_collective(const CollectiveCall& call, const void* send, vo
         if (r == ncclSuccess) r = nccl.Recv(recv, call.count, type, call.root, comm, stream);
         return r;
       });
+    case coll::CollectiveOp::kHypercube: {
+      // nccl-tests' hypercube all-gather: the own block into place, then in round k the 2^k blocks gathered so far
+      // are exchanged with rank ^ 2^k.
+      char* own = recv_bytes + static_cast<std::size_t>(call.rank) * chunk;
+      if (own != send_bytes && chunk > 0) {
+        if (cudaMemcpyAsync(own, send, chunk, cudaMemcpyDeviceToDevice, stream) != cudaSuccess) return ncclUnhandledCudaError;
+      }
+      for (int mask = 1; mask < call.nranks; mask <<= 1) {
+        const int first_sent = call.rank & ~(mask - 1);
+        const int first_received = first_sent ^ mask;
+        const ncclResult_t r = grouped(nccl, [&] {
+          ncclResult_t e = nccl.Send(recv_bytes + static_cast<std::size_t>(first_sent) * chunk, call.count * mask, type,
+                                     call.rank ^ mask, comm, stream);
+          if (e == ncclSuccess) {
+            e = nccl.Recv(recv_bytes + static_cast<std::size_t>(first_received) * chunk, call.count * mask, type,
+                          call.rank ^ mask, comm, stream);
+          }
+          return e;
+        });
+        if (r != ncclSuccess) return r;
+      }
+      return ncclSuccess;
+    }
   }
   return ncclInvalidArgument;
 }

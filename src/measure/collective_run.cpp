@@ -69,6 +69,37 @@ ncclUniqueId shared_id(const CollectiveRequest& request, ProcessGroup& group) {
   return id;
 }
 
+// -M: free device memory of this process's GPUs at nccl-tests' four moments; the most any GPU lost between them.
+class MemoryWatch {
+ public:
+  MemoryWatch(const std::vector<int>& devices, bool enabled) : devices_(enabled ? devices : std::vector<int>{}) {
+    start_ = free_now();
+  }
+  void after_buffers() { buffers_ = free_now(); }
+  void after_registration() { registered_ = free_now(); }
+  void before_run() { run_ = free_now(); }
+  std::optional<MemoryUse> use() const {
+    if (devices_.empty()) return std::nullopt;
+    const std::vector<std::int64_t> end = free_now();
+    MemoryUse use;
+    for (std::size_t i = 0; i < devices_.size(); ++i) {
+      use.initialization = std::max(use.initialization, start_[i] - buffers_[i]);
+      use.user_allocated = std::max(use.user_allocated, buffers_[i] - registered_[i]);
+      use.collective = std::max(use.collective, run_[i] - end[i]);
+    }
+    return use;
+  }
+
+ private:
+  std::vector<std::int64_t> free_now() const {
+    std::vector<std::int64_t> free;
+    for (int d : devices_) free.push_back(static_cast<std::int64_t>(platform::device_memory(d).free_bytes));
+    return free;
+  }
+  std::vector<int> devices_;
+  std::vector<std::int64_t> start_, buffers_, registered_, run_;
+};
+
 BenchmarkOptions benchmark_options(const coll::CollPlan& plan) {
   BenchmarkOptions options;
   options.warmup_iters = plan.warmup_iters;
@@ -80,6 +111,11 @@ BenchmarkOptions benchmark_options(const coll::CollPlan& plan) {
   options.reduction = plan.reduction;
   options.verify = plan.verify;
   options.timeout_s = plan.timeout_s;
+  options.clock = plan.clock;
+  options.blocking = plan.blocking;
+  options.per_iteration_timing = plan.per_iteration_timing;
+  options.per_iteration_skip = plan.per_iteration_skip;
+  options.unalign_elements = plan.unalign_elements;
   return options;
 }
 
@@ -149,10 +185,18 @@ CollectiveRun run_collectives(const CollectiveRequest& request, ProcessGroup& gr
       std::fflush(stderr);
       std::_Exit(to_int(ExitCode::kTimeout));
     });
-    NcclCommunicators comms(id, setup.nranks, local, CommunicatorOptions{});
+    CommunicatorOptions comm_options;
+    comm_options.null_stream = setup.plan.null_stream;
+    comm_options.cta_policy = setup.plan.cta_policy;
+    MemoryWatch memory(request.devices, setup.plan.memory_report);
+    NcclCommunicators comms(id, setup.nranks, local, comm_options);
     init_watchdog.disarm();
     run.local_devices = local_device_records(comms);
-    CollectiveBenchmark bench(comms, group, setup.buffer_bytes);
+    // -u moves both buffers' start by up to 8 x unalign bytes (the largest element), as nccl-tests pads them.
+    CollectiveBenchmark bench(comms, group, setup.buffer_bytes, 8ULL * static_cast<std::uint64_t>(setup.plan.unalign_elements));
+    memory.after_buffers();
+    bench.register_buffers(setup.plan.local_register);
+    memory.after_registration();
     model::CollectiveSeries prototype;
     prototype.nranks = setup.nranks;
     prototype.launch = request.launch;
@@ -170,8 +214,10 @@ CollectiveRun run_collectives(const CollectiveRequest& request, ProcessGroup& gr
     sweep.cycles = setup.plan.cycles;
     sweep.options = benchmark_options(setup.plan);
     sweep.size_errors = request.size_errors;
+    memory.before_run();
     run.series = run_sweep(bench, sweep, prototype, progress.on_size);
     run.aborted = comms.aborted();
+    if (!run.aborted) run.memory = memory.use();
   }  // communicators destroyed: NCCL has written its whole log
   if (request.runtime_context) run.runtime = gathered_runtime(request, group, run.aborted);
   return run;

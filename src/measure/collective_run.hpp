@@ -72,6 +72,12 @@ struct CollectiveProgress {
   SizeCallback on_size;  // after each size of a series, with that size's points
 };
 
+// nccl-tests' -M: the most device memory one of this process's GPUs gave to NCCL's initialisation with the buffers,
+// to registering the buffers (-R), and to the collectives themselves (cudaMemGetInfo before and after each).
+struct MemoryUse {
+  std::int64_t initialization = 0, user_allocated = 0, collective = 0;
+};
+
 struct CollectiveRun {
   CollectiveSetup setup;
   std::vector<model::CollectiveSeries> series;      // what was measured (with every rank's GPU at group rank 0)
@@ -79,6 +85,7 @@ struct CollectiveRun {
   std::vector<model::DeviceRecord> local_devices;   // this process's GPUs
   std::optional<model::RuntimeRun> runtime;         // with a runtime_context, at group rank 0: what NCCL chose
   bool aborted = false;                             // the communicators were aborted (a hang or an NCCL error)
+  std::optional<MemoryUse> memory;                  // with the plan's memory_report (-M)
 
   // The worst outcome of the points: kTimeout (a hang), else kDevice (a CUDA/NCCL error), else kWrongResults,
   // else kOk.

@@ -8,8 +8,24 @@ namespace linkscope::measure {
 std::vector<model::CollectiveSeries> run_sweep(CollectiveBenchmark& bench, const SweepPlan& plan,
                                               const model::CollectiveSeries& prototype, const SizeCallback& on_size) {
   std::vector<model::CollectiveSeries> results;
-  for (int cycle = 0; cycle < std::max(1, plan.cycles); ++cycle) {
-    for (const SeriesKey& key : plan.series) {
+  const bool host_loop = plan.options.clock == coll::TimingClock::kHostLoop;
+  const int cycles = std::max(1, plan.cycles);
+  // nccl-tests (host timer) warms a series up once and repeats it -N times before the next; linkscope's event
+  // statistics repeat the whole sweep.
+  std::vector<std::size_t> order;
+  for (int outer = 0; outer < (host_loop ? static_cast<int>(plan.series.size()) : cycles); ++outer) {
+    for (int inner = 0; inner < (host_loop ? cycles : static_cast<int>(plan.series.size())); ++inner) {
+      order.push_back(static_cast<std::size_t>(host_loop ? outer : inner));
+    }
+  }
+  {
+    for (std::size_t step = 0; step < order.size(); ++step) {
+      const SeriesKey& key = plan.series[order[step]];
+      const bool first_of_series = step == 0 || order[step - 1] != order[step];
+      if (host_loop && first_of_series && !plan.sizes.empty() &&
+          !bench.warm_up_series(key, plan.sizes.front(), plan.sizes.back(), plan.options)) {
+        return results;  // the GPUs hung during the warm-up: the communicators are aborted
+      }
       model::CollectiveSeries series = prototype;
       series.op = key.op;
       series.dtype = key.type;

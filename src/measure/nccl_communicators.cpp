@@ -21,13 +21,27 @@ NcclCommunicators::NcclCommunicators(const ncclUniqueId& id, int nranks, std::ve
                                      const CommunicatorOptions& options)
     : nranks_(nranks), local_(std::move(local)), comms_(local_.size(), nullptr) {
   const auto& nccl = platform::nccl_library();
-  for (const auto& l : local_) streams_.push_back(std::make_unique<platform::Stream>(l.device));
+  if (!options.null_stream) {
+    for (const auto& l : local_) streams_.push_back(std::make_unique<platform::Stream>(l.device));
+  }
 
   ncclConfig_t config = NCCL_CONFIG_INITIALIZER;
   const bool use_config = nccl.CommInitRankConfig != nullptr;
   if (use_config && options.nvlink_centric_sched && nccl.version_code >= 22800 && NCCL_VERSION_CODE >= 22800) {
     config.nvlinkCentricSched = 1;
     config_note_ = "nvlinkCentricSched=1";
+  }
+  if (options.cta_policy) {
+    // The loaded library reads the field only from 2.27 on; older ones would silently run without it.
+    const int needed = *options.cta_policy > 1 ? 22800 : 22700;
+    if (!use_config || nccl.version_code < needed || NCCL_VERSION_CODE < 22700) {
+      throw UsageError(fmt::format("-x {} needs NCCL >= {} (ncclConfig_t.CTAPolicy); the loaded NCCL is {}",
+                                   *options.cta_policy, needed == 22800 ? "2.28" : "2.27", nccl.version_string()));
+    }
+#if NCCL_VERSION_CODE >= 22700
+    config.CTAPolicy = *options.cta_policy;
+#endif
+    config_note_ += fmt::format("{}CTAPolicy={}", config_note_.empty() ? "" : " ", *options.cta_policy);
   }
   int previous = 0;
   LINKSCOPE_CUDA_CHECK(cudaGetDevice(&previous));

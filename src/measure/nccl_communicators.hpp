@@ -3,6 +3,7 @@
 #include <nccl.h>
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -20,9 +21,13 @@ struct CommunicatorOptions {
   // nccl-tests 2.19 sets the comm config's nvlinkCentricSched = 1 when built against NCCL >= 2.28; doing
   // the same keeps the numbers comparable (it changes kernel launch attributes on Blackwell and later).
   bool nvlink_centric_sched = true;
+  // nccl-tests' -y: operations go to the legacy default (NULL) stream of each GPU instead of a stream of their own.
+  bool null_stream = false;
+  // nccl-tests' -x: ncclConfig_t.CTAPolicy (NCCL >= 2.27; policies above 1 need >= 2.28). Nothing: not set.
+  std::optional<int> cta_policy;
 };
 
-// The communicators of this process's ranks, one non-blocking stream per GPU. Created inside one
+// The communicators of this process's ranks, one non-blocking stream per GPU (or the NULL stream). Created inside one
 // ncclGroupStart/End (the way nccl-tests and multi-GPU-per-process users do it); destroyed, or aborted after
 // a hang, with the object.
 class NcclCommunicators {
@@ -36,7 +41,7 @@ class NcclCommunicators {
   std::size_t local_count() const { return local_.size(); }
   const LocalRank& local(std::size_t i) const { return local_[i]; }
   ncclComm_t comm(std::size_t i) const { return comms_[i]; }
-  cudaStream_t stream(std::size_t i) const { return streams_[i]->get(); }
+  cudaStream_t stream(std::size_t i) const { return streams_.empty() ? nullptr : streams_[i]->get(); }
   // What was set in the comm config, for the record ("nvlinkCentricSched=1"), empty when nothing.
   const std::string& config_note() const { return config_note_; }
 

@@ -34,6 +34,13 @@ DeviceRecord device_from_json(const JsonReader& j) {
   return d;
 }
 
+json to_json(const IterationTimes& t) {
+  return {{"skipped", t.skipped}, {"times_us", t.times_us}, {"per_process_us", t.per_process_us},
+          {"min_us", t.min_us},   {"max_us", t.max_us},     {"avg_us", t.avg_us},
+          {"p50_us", t.p50_us},   {"p95_us", t.p95_us},     {"p99_us", t.p99_us},
+          {"stdev_us", t.stdev_us}, {"cv_pct", t.cv_pct}};
+}
+
 json to_json(const CollectivePoint& p) {
   json j;
   j["requested_bytes"] = p.requested_bytes;
@@ -57,6 +64,8 @@ json to_json(const CollectivePoint& p) {
   j["algbw_gbps"] = optional_json(p.algbw_gbps);
   j["busbw_gbps"] = optional_json(p.busbw_gbps);
   j["wrong"] = optional_json(p.wrong);
+  j["clock"] = p.clock;
+  if (p.per_iteration) j["per_iteration"] = to_json(*p.per_iteration);
   j["status"] = p.status;
   j["reason"] = optional_json(p.reason);
   return with_extras(std::move(j), p.extra);
@@ -84,6 +93,32 @@ json to_json(const CollectiveSeries& s) {
 }
 
 namespace {
+
+IterationTimes iteration_times_from_json(const JsonReader& j) {
+  IterationTimes t;
+  t.skipped = j.small_int("skipped").value_or(0);
+  t.times_us = j.numbers("times_us");
+  const nlohmann::json rows = j.raw("per_process_us");
+  if (!rows.is_null() && !rows.is_array()) j.fail("per_process_us", "not a list of lists of numbers");
+  for (const auto& row : rows) {
+    if (!row.is_array()) j.fail("per_process_us", "not a list of lists of numbers");
+    std::vector<double> times;
+    for (const auto& value : row) {
+      if (!value.is_number()) j.fail("per_process_us", "not a list of lists of numbers");
+      times.push_back(value.get<double>());
+    }
+    t.per_process_us.push_back(std::move(times));
+  }
+  t.min_us = j.number("min_us").value_or(0);
+  t.max_us = j.number("max_us").value_or(0);
+  t.avg_us = j.number("avg_us").value_or(0);
+  t.p50_us = j.number("p50_us").value_or(0);
+  t.p95_us = j.number("p95_us").value_or(0);
+  t.p99_us = j.number("p99_us").value_or(0);
+  t.stdev_us = j.number("stdev_us").value_or(0);
+  t.cv_pct = j.number("cv_pct").value_or(0);
+  return t;
+}
 
 CollectivePoint point_from_json(const JsonReader& pj) {
   CollectivePoint p;
@@ -116,6 +151,9 @@ CollectivePoint point_from_json(const JsonReader& pj) {
     if (rate && *rate < 0) pj.fail(key, "a negative value (a measured rate is never below 0)");
   }
   p.wrong = pj.integer("wrong");
+  p.clock = pj.string_or("clock", "events");
+  if (p.clock != "events" && p.clock != "host-loop") pj.fail("clock", "unknown clock '" + p.clock + "' (events, host-loop)");
+  if (pj.has("per_iteration")) p.per_iteration = iteration_times_from_json(pj.object("per_iteration"));
   p.status = pj.string_or("status", "ok");
   if (p.status != "ok" && p.status != "wrong" && p.status != "timeout" && p.status != "error") {
     pj.fail("status", "unknown status '" + p.status + "' (ok, wrong, timeout, error)");

@@ -26,6 +26,14 @@ struct TimeSummary {
   double ci_relative = 0;   // relative half-width of the median's 95% CI (0 when fewer than 6 samples)
 };
 
+// nccl-tests' -I: CUDA-event time of every timed iteration of a host-timed point and its summary.
+struct IterationTimes {
+  int skipped = 0;                                  // -K: leading iterations left out of the summary
+  std::vector<double> times_us;                     // the slowest process's slowest GPU, per iteration
+  std::vector<std::vector<double>> per_process_us;  // each process's slowest GPU per iteration (several processes)
+  double min_us = 0, max_us = 0, avg_us = 0, p50_us = 0, p95_us = 0, p99_us = 0, stdev_us = 0, cv_pct = 0;
+};
+
 struct CollectivePoint {
   std::uint64_t requested_bytes = 0;
   std::uint64_t bytes = 0;     // nccl-tests' size column (after rounding)
@@ -39,6 +47,10 @@ struct CollectivePoint {
   std::optional<double> algbw_gbps;       // from the median time
   std::optional<double> busbw_gbps;
   std::optional<std::int64_t> wrong;      // wrong elements over all ranks; nothing when not checked
+  // Which clock `time` used: "events" (linkscope's gated CUDA events) or "host-loop" (nccl-tests' host timer
+  // around -n iterations; then time is one reading: median = mean = min = max).
+  std::string clock = "events";
+  std::optional<IterationTimes> per_iteration;  // -I
   std::string status = "ok";              // ok, wrong, timeout, error
   std::optional<std::string> reason;
   nlohmann::json extra;
@@ -75,6 +87,7 @@ struct CollectiveSeries {
   nlohmann::json extra;
 };
 
+nlohmann::json to_json(const IterationTimes& times);
 nlohmann::json to_json(const CollectivePoint& point);
 nlohmann::json to_json(const CollectiveSeries& series);
 // Reads what to_json wrote; a bad shape is an InputError naming the field.

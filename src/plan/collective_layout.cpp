@@ -82,6 +82,7 @@ OutputCheck output_check(CollectiveOp op, int rank, int nranks, int root, const 
       check.index_offset = r * c;
       break;
     case CollectiveOp::kAllGather:
+    case CollectiveOp::kHypercube:  // the same result as all_gather
       check.block = true;
       check.block_count = c;
       break;

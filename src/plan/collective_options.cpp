@@ -33,25 +33,72 @@ std::string type_list() {
   return list;
 }
 
-// Flags accepted for nccl-tests compatibility that linkscope does not implement: a note per flag set.
-void note_unsupported(const CollOptions& o, std::vector<std::string>& notes) {
-  auto note = [&](bool set, const std::string& text) {
-    if (set) notes.push_back(text);
-  };
-  note(o.parallel_init != 0, "-p (parallel init) ignored: communicators are always created in one NCCL group");
-  note(o.blocking != 0, "-z (blocking collectives) is not supported and ignored: iterations run back to back");
-  note(o.stream_null != 0, "-y (NULL stream) is not supported and ignored: every GPU gets its own stream");
-  note(o.local_register != 0, "-R (buffer registration) is not supported and ignored");
-  note(o.cta_policy >= 0, "-x (CTA policy) is not supported and ignored");
-  note(o.device_impl != 0, "-D (device-API kernels) is not supported and ignored: NCCL's host API is measured");
-  note(o.device_ctas != 16, "-V (device CTA count) is not supported and ignored");
-  note(o.timestamps != 0, "-S (timestamps) is not supported and ignored");
-  note(o.memory_report != 0, "-M (memory report) is not supported and ignored");
-  note(o.unalign != 0, "-u (unaligned buffers) is not supported and ignored");
-  note(o.per_iter_timing != 0, "-I ignored: linkscope always times every iteration with CUDA events");
-  note(o.per_iter_skip != 0, "-K ignored: warm-up iterations are never timed");
-  note(!o.json_file.empty(), "-J (nccl-tests JSON) is not supported and ignored: use --format json or --output FILE "
-                             "for linkscope's Run document");
+// nccl-tests' other flags: its rules, and its warnings where it turns a flag off rather than refusing it.
+void plan_nccl_tests_flags(const CollOptions& o, CollPlan& plan) {
+  require_range(o.blocking, 0, 3, "-z", "the blocking mode (0 off, 1 wait + barrier, 2 wait, 3 per iteration)");
+  plan.blocking = static_cast<BlockingMode>(o.blocking);
+  if (o.per_iter_timing != 0 && o.per_iter_timing != 1) {
+    plan.notes.push_back("per-iteration timing (-I) only supports 0=off or 1=on. Disabling.");
+  }
+  plan.per_iteration_timing = o.per_iter_timing == 1;
+  if (plan.per_iteration_timing && plan.graph_launches >= 1) {
+    plan.notes.push_back("per-iteration timing (-I) is incompatible with CUDA graph mode (-G). Disabling.");
+    plan.per_iteration_timing = false;
+  }
+  if (plan.blocking == BlockingMode::kPerIterationExcludingBarrier && plan.graph_launches >= 1) {
+    plan.notes.push_back("blocking mode (-z 3) is incompatible with CUDA graph mode (-G). Disabling.");
+    plan.blocking = BlockingMode::kOff;
+  }
+  if ((plan.blocking == BlockingMode::kWaitAndBarrier || plan.blocking == BlockingMode::kWait) &&
+      plan.graph_launches >= 1) {
+    // nccl-tests fails there with a CUDA error: a stream being captured into a graph cannot be waited for.
+    throw UsageError(fmt::format("-z {} waits for every operation, which a stream being captured for -G cannot do",
+                                 o.blocking));
+  }
+  const int iters = plan.fixed_iters.value_or(20);
+  plan.per_iteration_skip = o.per_iter_skip;
+  if (o.per_iter_skip < 0 || o.per_iter_skip >= iters) {
+    plan.notes.push_back(fmt::format("per-iteration skip (-K) must be between 0 and {}. Disabling.", iters - 1));
+    plan.per_iteration_skip = 0;
+  }
+  if (plan.per_iteration_skip != 0 && !plan.per_iteration_timing) {
+    plan.notes.push_back("per-iteration skip (-K) requires per-iteration timing (-I 1). Disabling.");
+    plan.per_iteration_skip = 0;
+  }
+  if (plan.clock == TimingClock::kEvents &&
+      (plan.blocking != BlockingMode::kOff || plan.per_iteration_timing)) {
+    throw UsageError("-z and -I describe nccl-tests' host-timed loop; linkscope's event statistics (coll, "
+                     "--linkscope-stats) time gated batches instead: drop them or run the *_perf personality");
+  }
+  plan.null_stream = o.stream_null != 0;
+  require_range(o.unalign, 0, 1 << 20, "-u", "the misalignment in elements");
+  plan.unalign_elements = o.unalign;
+  require_range(o.local_register, 0, 2, "-R", "the registration mode (0 off, 1 local, 2 symmetric)");
+  plan.local_register = o.local_register;
+  if (o.cta_policy >= 0) {
+    require_range(o.cta_policy, 0, 2, "-x", "the CTA policy (0 default, 1 efficiency, 2 zero)");
+    plan.cta_policy = o.cta_policy;
+  }
+  if (o.device_impl != 0) {
+    if (o.local_register != 2) {
+      throw UsageError("device implementation (-D > 0) requires enabling symmetric memory registration (-R 2)");
+    }
+    throw UsageError(fmt::format("-D {}: linkscope has no NCCL device-API kernels; it measures NCCL's host API only",
+                                 o.device_impl));
+  }
+  if (o.device_ctas != 16) {
+    require_range(o.device_ctas, 1, 128, "-V", "the device CTA count");
+    throw UsageError("-V sets the CTA count of device-API kernels (-D), which linkscope does not have");
+  }
+  plan.parallel_init = o.parallel_init != 0;
+  plan.timestamps = o.timestamps != 0;
+  plan.memory_report = o.memory_report != 0;
+  plan.report_cputime = o.report_cputime;
+  plan.json_file = o.json_file;
+  if (!plan.json_file.empty() && o.format != OutputFormat::kNcclTests) {
+    throw UsageError("-J writes nccl-tests' JSON next to its text (--format nccl-tests); for linkscope's Run document "
+                     "use --output FILE");
+  }
 }
 
 }  // namespace
@@ -169,7 +216,9 @@ CollPlan make_coll_plan(const CollOptions& o) {
   } else {
     plan.in_place = o.in_place;
   }
-  note_unsupported(o, plan.notes);
+  // The personalities time as nccl-tests does unless --linkscope-stats asks for linkscope's statistics.
+  plan.clock = o.personality && !o.linkscope_stats ? TimingClock::kHostLoop : TimingClock::kEvents;
+  plan_nccl_tests_flags(o, plan);
   return plan;
 }
 

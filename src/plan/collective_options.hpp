@@ -6,6 +6,7 @@
 
 #include "core/environment.hpp"
 #include "plan/collective_spec.hpp"
+#include "plan/nccl_tests_timing.hpp"
 
 // `linkscope coll` options as the user typed them (nccl-tests' flags plus linkscope's own) and their
 // translation into what to run. Host-only so that every rule and message is unit-tested without a GPU.
@@ -35,10 +36,22 @@ struct CollOptions {
   bool report_cputime = false;        // -C
   std::optional<int> average;         // -a: 0 rank 0, 1 avg, 2 min, 3 max (default: max)
   double timeout_s = 300;             // -T / --timeout
-  // Accepted for compatibility, not implemented (a warning names each one that is set).
-  int parallel_init = 0, blocking = 0, stream_null = 0, local_register = 0, cta_policy = -1, device_impl = 0,
-      device_ctas = 16, timestamps = 0, memory_report = 0, unalign = 0, per_iter_timing = 0, per_iter_skip = 0;
+  // nccl-tests 2.19.6's other flags, with its meanings (docs/collectives.md).
+  int parallel_init = 0;              // -p
+  int blocking = 0;                   // -z 0..3 (coll::BlockingMode)
+  int stream_null = 0;                // -y: the legacy default stream instead of one stream per GPU
+  int local_register = 0;             // -R 0 off, 1 ncclCommRegister, 2 symmetric windows
+  int cta_policy = -1;                // -x: ncclConfig_t.CTAPolicy (-1: not set)
+  int device_impl = 0;                // -D: device-API kernels
+  int device_ctas = 16;               // -V
+  int timestamps = 0;                 // -S
+  int memory_report = 0;              // -M
+  int unalign = 0;                    // -u: first element of both buffers, in elements
+  int per_iter_timing = 0;            // -I
+  int per_iter_skip = 0;              // -K
   std::string json_file;              // -J
+  bool personality = false;           // run as an nccl-tests binary (all_reduce_perf ...): nccl-tests' host timer
+  bool linkscope_stats = false;       // --linkscope-stats: the personality keeps linkscope's event statistics
   // linkscope's own.
   OutputFormat format = OutputFormat::kText;
   std::optional<double> target_ci;    // --target-ci
@@ -68,6 +81,20 @@ struct CollPlan {
   int cycles = 1;                     // repeats of the whole sweep
   double timeout_s = 0;               // NCCL initialisation and progress watchdog; 0 = none
   bool all_types = false;             // -d all: a type the GPUs cannot run is dropped, not refused
+  // How `time` is taken: linkscope's gated events (coll) or nccl-tests' host timer (the personalities).
+  TimingClock clock = TimingClock::kEvents;
+  BlockingMode blocking = BlockingMode::kOff;  // -z (host timer only)
+  bool per_iteration_timing = false;  // -I: CUDA events around every iteration as well
+  int per_iteration_skip = 0;         // -K
+  bool null_stream = false;           // -y
+  int unalign_elements = 0;           // -u
+  int local_register = 0;             // -R: 0, 1 local, 2 symmetric
+  std::optional<int> cta_policy;      // -x
+  bool parallel_init = false;         // -p
+  bool timestamps = false;            // -S
+  bool memory_report = false;         // -M
+  bool report_cputime = false;        // -C
+  std::string json_file;              // -J: nccl-tests' JSON document
   std::vector<std::string> notes;     // things the user should know (ignored flags, rounding, mappings)
 };
 

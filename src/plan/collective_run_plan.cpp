@@ -9,6 +9,11 @@
 namespace linkscope::coll {
 
 std::vector<SeriesKey> series_keys(const CollPlan& plan, int nranks) {
+  if (op_needs_power_of_two_ranks(plan.op) && (nranks <= 0 || (nranks & (nranks - 1)) != 0)) {
+    throw UsageError(fmt::format("{} needs a power-of-two number of ranks, not {} (nccl-tests prints \"nRanks {} is "
+                                 "not a power of 2, skipping\")",
+                                 op_name(plan.op), nranks, nranks));
+  }
   std::vector<SeriesKey> keys;
   for (auto type : plan.types) {
     for (auto redop : plan.redops) {

@@ -17,7 +17,7 @@ struct OpInfo {
   bool checks_in_place;
 };
 
-constexpr std::array<OpInfo, 9> kOps{{
+constexpr std::array<OpInfo, 10> kOps{{
     {CollectiveOp::kAllReduce, "all_reduce", false, true, true},
     {CollectiveOp::kAllGather, "all_gather", false, false, true},
     {CollectiveOp::kReduceScatter, "reduce_scatter", false, true, true},
@@ -27,6 +27,7 @@ constexpr std::array<OpInfo, 9> kOps{{
     {CollectiveOp::kSendRecv, "sendrecv", false, false, false},
     {CollectiveOp::kGather, "gather", true, false, true},
     {CollectiveOp::kScatter, "scatter", true, false, true},
+    {CollectiveOp::kHypercube, "hypercube", false, false, true},
 }};
 
 const OpInfo& info(CollectiveOp op) { return kOps[static_cast<std::size_t>(op)]; }
@@ -186,7 +187,8 @@ CollectiveCounts collective_counts(CollectiveOp op, std::uint64_t requested_byte
     case CollectiveOp::kSendRecv:
       c.send_count = c.recv_count = c.param_count = count;
       break;
-    case CollectiveOp::kAllGather: {
+    case CollectiveOp::kAllGather:
+    case CollectiveOp::kHypercube: {
       const std::uint64_t base = aligned_share(count, element_size, nranks);
       c.send_count = base;
       c.recv_count = base * n;
@@ -241,6 +243,13 @@ std::optional<std::string> rounding_note(CollectiveOp op, std::uint64_t requeste
                      op_name(op), requested_bytes, nranks, measured, counts.param_count);
 }
 
+std::string nccl_tests_redop_column(CollectiveOp op, RedOp redop) {
+  if (op_prints_redop(op)) return std::string(red_op_name(redop));
+  return op == CollectiveOp::kHypercube ? "" : "none";
+}
+
+bool op_needs_power_of_two_ranks(CollectiveOp op) { return op == CollectiveOp::kHypercube; }
+
 double bus_factor(CollectiveOp op, int nranks) {
   const double n = nranks;
   switch (op) {
@@ -252,7 +261,8 @@ double bus_factor(CollectiveOp op, int nranks) {
     case CollectiveOp::kScatter: return (n - 1) / n;
     case CollectiveOp::kBroadcast:
     case CollectiveOp::kReduce:
-    case CollectiveOp::kSendRecv: return 1.0;
+    case CollectiveOp::kSendRecv:
+    case CollectiveOp::kHypercube: return 1.0;
   }
   return 1.0;
 }
@@ -267,6 +277,7 @@ Bandwidth collective_bandwidth(CollectiveOp op, std::uint64_t param_count, std::
     case CollectiveOp::kAlltoAll:
     case CollectiveOp::kGather:
     case CollectiveOp::kScatter: bytes *= nranks; break;
+    case CollectiveOp::kHypercube: bytes *= nranks - 1; break;  // the blocks each rank receives
     default: break;
   }
   Bandwidth bw;

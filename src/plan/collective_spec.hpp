@@ -12,7 +12,10 @@
 // ncclRedOp_t so the engine can cast them.
 namespace linkscope::coll {
 
-enum class CollectiveOp { kAllReduce, kAllGather, kReduceScatter, kBroadcast, kReduce, kAlltoAll, kSendRecv, kGather, kScatter };
+// kHypercube is nccl-tests' hypercube_perf: an all-gather built from log2(n) rounds of pairwise exchanges.
+enum class CollectiveOp {
+  kAllReduce, kAllGather, kReduceScatter, kBroadcast, kReduce, kAlltoAll, kSendRecv, kGather, kScatter, kHypercube
+};
 
 // All operations in nccl-tests' order.
 const std::vector<CollectiveOp>& all_collective_ops();
@@ -26,6 +29,8 @@ bool op_is_rooted(CollectiveOp op);
 bool op_reduces(CollectiveOp op);
 // nccl-tests loops sendrecv over the reduction operators too (and prints them) although it ignores them.
 bool op_prints_redop(CollectiveOp op);
+// Hypercube exchanges with rank ^ 2^k: it needs a power-of-two number of ranks.
+bool op_needs_power_of_two_ranks(CollectiveOp op);
 // In-place alltoall and sendrecv are not meaningful (the send buffer is overwritten while being sent):
 // nccl-tests times them but prints "N/A" for #wrong; so do we.
 bool op_checks_in_place(CollectiveOp op);
@@ -46,6 +51,10 @@ enum class RedOp { kSum, kProd, kMax, kMin, kAvg, kMulSum };
 const std::vector<RedOp>& all_red_ops();
 std::string_view red_op_name(RedOp op);  // sum prod max min avg mulsum
 std::optional<RedOp> parse_red_op(std::string_view text);
+
+// What nccl-tests prints in the redop column: the reduction where it loops over them, "" for hypercube (it passes
+// an empty name), "none" for the other data-movement ops.
+std::string nccl_tests_redop_column(CollectiveOp op, RedOp redop);
 
 // How per-rank times become one time, as nccl-tests' -a: 0 rank 0, 1 average, 2 minimum, 3 maximum.
 enum class RankTimeReduction { kRank0 = 0, kAverage = 1, kMinimum = 2, kMaximum = 3 };
@@ -77,7 +86,8 @@ std::optional<std::string> rounding_note(CollectiveOp op, std::uint64_t requeste
                                          int nranks);
 
 // busbw = algbw x factor (nccl-tests doc/PERFORMANCE.md): all_reduce 2(n-1)/n; all_gather, reduce_scatter,
-// alltoall, gather, scatter (n-1)/n; broadcast, reduce, sendrecv 1.
+// alltoall, gather, scatter (n-1)/n; broadcast, reduce, sendrecv 1; hypercube 1 (its algbw already counts the
+// (n-1) blocks each rank receives).
 double bus_factor(CollectiveOp op, int nranks);
 
 struct Bandwidth {

@@ -62,6 +62,10 @@ NcclLibrary open_nccl() {
   resolve(handle, lib.RedOpDestroy, "ncclRedOpDestroy", false, lib.path);
   resolve(handle, lib.MemAlloc, "ncclMemAlloc", false, lib.path);
   resolve(handle, lib.MemFree, "ncclMemFree", false, lib.path);
+  resolve(handle, lib.CommRegister, "ncclCommRegister", false, lib.path);
+  resolve(handle, lib.CommDeregister, "ncclCommDeregister", false, lib.path);
+  resolve(handle, lib.CommWindowRegister, "ncclCommWindowRegister", false, lib.path);
+  resolve(handle, lib.CommWindowDeregister, "ncclCommWindowDeregister", false, lib.path);
   if (lib.GetVersion(&lib.version_code) != ncclSuccess) {
     throw DeviceError(fmt::format("NCCL library {}: ncclGetVersion failed", lib.path));
   }

@@ -43,6 +43,10 @@ struct NcclLibrary {
   decltype(&ncclRedOpDestroy) RedOpDestroy = nullptr;
   decltype(&ncclMemAlloc) MemAlloc = nullptr;        // NCCL >= 2.19
   decltype(&ncclMemFree) MemFree = nullptr;
+  decltype(&ncclCommRegister) CommRegister = nullptr;              // NCCL >= 2.19 (-R 1)
+  decltype(&ncclCommDeregister) CommDeregister = nullptr;
+  decltype(&ncclCommWindowRegister) CommWindowRegister = nullptr;  // NCCL >= 2.27 (-R 2)
+  decltype(&ncclCommWindowDeregister) CommWindowDeregister = nullptr;
 
   // "2.28.3" from version_code.
   std::string version_string() const;

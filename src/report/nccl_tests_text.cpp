@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstdarg>
 #include <cstdio>
+#include <ctime>
 
 namespace linkscope::report {
 
@@ -27,9 +28,17 @@ std::string render_cell(const NcclTestsCell& cell) {
   const std::string time = nccl_tests_number(cell.time_us, 7);
   const std::string algbw = nccl_tests_number(cell.algbw_gbps, 6);
   const std::string busbw = nccl_tests_number(cell.busbw_gbps, 6);
-  if (cell.wrong) return c_format("  %7s  %6s  %6s  %6g", time.c_str(), algbw.c_str(), busbw.c_str(), *cell.wrong);
-  return c_format("  %7s  %6s  %6s    N/A", time.c_str(), algbw.c_str(), busbw.c_str());
+  std::string out = cell.wrong ? c_format("  %7s  %6s  %6s  %6g", time.c_str(), algbw.c_str(), busbw.c_str(), *cell.wrong)
+                               : c_format("  %7s  %6s  %6s    N/A", time.c_str(), algbw.c_str(), busbw.c_str());
+  if (cell.per_iteration) {
+    const auto& i = *cell.per_iteration;
+    out += c_format("  %7s  %7s  %7s  %7s", nccl_tests_number(i.min_us, 7).c_str(), nccl_tests_number(i.max_us, 7).c_str(),
+                    nccl_tests_number(i.p99_us, 7).c_str(), nccl_tests_number(i.cv_pct, 7).c_str());
+  }
+  return out;
 }
+
+constexpr const char* kTimeStampFormat = "%Y-%m-%d %H:%M:%S";
 
 }  // namespace
 
@@ -59,6 +68,17 @@ std::string render_nccl_tests_preamble(const NcclTestsPreamble& p) {
                   static_cast<unsigned long long>(p.max_bytes), static_cast<unsigned long long>(p.step),
                   p.step_is_factor ? "factor" : "bytes", p.warmup_iters, p.iters, p.agg_iters, p.validation,
                   p.graph_launches, p.unalign);
+  if (p.blocking == 1) out += "# Blocking Enabled: wait and barrier after each inner iteration (-m) \n";
+  if (p.blocking == 2) out += "# Blocking Enabled: wait after each inner iteration (-m), no barrier \n";
+  if (p.blocking == 3) {
+    out += "# Blocking Enabled: wait and barrier after each outer iteration (-n); time excludes barrier \n";
+  }
+  if (p.per_iteration) {
+    out += "# Per-Iteration Report: CUDA event timing; i_* uses max over process rows";
+    if (p.per_iteration_skip != 0) out += c_format("; summary skips first %d iterations", p.per_iteration_skip);
+    out += " \n";
+  }
+  if (p.parallel_init) out += "# Parallel Init Enabled: threads call into NcclInitRank concurrently \n";
   out += "#\n";
   out += "# Using devices\n";
   for (const auto& d : p.devices) {
@@ -72,16 +92,60 @@ std::string render_nccl_tests_preamble(const NcclTestsPreamble& p) {
   return out;
 }
 
-std::string render_nccl_tests_header(bool cputime) {
-  const char* time = cputime ? "cputime" : "time";
+std::string render_nccl_tests_header(const NcclTestsColumns& columns) {
+  const char* time = columns.cputime ? "cputime" : "time";
+  const char* stamp = columns.timestamps ? "timestamp" : "";
+  const int pad = columns.timestamps ? 19 : 0;
+  const char* stamp_format = columns.timestamps ? kTimeStampFormat : "";
   std::string out = "#\n";
+  if (columns.per_iteration) {
+    out += c_format("# %10s  %12s  %8s  %6s  %6s              out-of-place (+ per-iteration)                           "
+                    "     in-place (+ per-iteration)\n",
+                    "", "", "", "", "");
+    out += c_format("# %10s  %12s  %8s  %6s  %6s  %7s  %6s  %6s  %6s  %7s  %7s  %7s  %7s  %7s  %6s  %6s  %6s  %7s  %7s  "
+                    "%7s  %7s %*s\n",
+                    "size", "count", "type", "redop", "root", time, "algbw", "busbw", "#wrong", "i_min", "i_max", "i_p99",
+                    "i_cv%", time, "algbw", "busbw", "#wrong", "i_min", "i_max", "i_p99", "i_cv%", pad, stamp);
+    out += c_format("# %10s  %12s  %8s  %6s  %6s  %7s  %6s  %6s  %6s  %7s  %7s  %7s  %7s  %7s  %6s  %6s  %6s  %7s  %7s  "
+                    "%7s  %7s %*s\n",
+                    "(B)", "(elements)", "", "", "", "(us)", "(GB/s)", "(GB/s)", "", "(us)", "(us)", "(us)", "(%)", "(us)",
+                    "(GB/s)", "(GB/s)", "", "(us)", "(us)", "(us)", "(%)", pad, stamp_format);
+    return out;
+  }
   out += c_format("# %10s  %12s  %8s  %6s  %6s           out-of-place                       in-place          \n", "", "",
                   "", "", "");
   out += c_format("# %10s  %12s  %8s  %6s  %6s  %7s  %6s  %6s  %6s  %7s  %6s  %6s  %6s %*s\n", "size", "count", "type",
-                  "redop", "root", time, "algbw", "busbw", "#wrong", time, "algbw", "busbw", "#wrong", 0, "");
+                  "redop", "root", time, "algbw", "busbw", "#wrong", time, "algbw", "busbw", "#wrong", pad, stamp);
   out += c_format("# %10s  %12s  %8s  %6s  %6s  %7s  %6s  %6s  %6s  %7s  %6s  %6s  %6s %*s\n", "(B)", "(elements)", "", "",
-                  "", "(us)", "(GB/s)", "(GB/s)", "", "(us)", "(GB/s)", "(GB/s)", "", 0, "");
+                  "", "(us)", "(GB/s)", "(GB/s)", "", "(us)", "(GB/s)", "(GB/s)", "", pad, stamp_format);
   return out;
+}
+
+std::string nccl_tests_now() {
+  const std::time_t now = std::time(nullptr);
+  std::tm local{};
+  localtime_r(&now, &local);
+  char text[128];
+  std::strftime(text, sizeof text, kTimeStampFormat, &local);
+  return text;
+}
+
+std::string nccl_tests_memory(std::int64_t bytes) {
+  double amount = static_cast<double>(bytes);
+  const char* unit = " B";
+  const double kib = 1024.0;
+  if (std::fabs(amount) >= kib * kib * kib) {
+    unit = " GB";
+    amount /= kib * kib * kib;
+  } else if (std::fabs(amount) >= kib * kib) {
+    unit = " MB";
+    amount /= kib * kib;
+  } else if (std::fabs(amount) >= kib) {
+    unit = " KB";
+    amount /= kib;
+  }
+  const int precision = std::fabs(amount) < 10.0 ? 2 : std::fabs(amount) < 100.0 ? 1 : 0;
+  return c_format("%.*f%s", precision, amount, unit);
 }
 
 std::string render_nccl_tests_row(const NcclTestsRow& row) {
@@ -91,6 +155,7 @@ std::string render_nccl_tests_row(const NcclTestsRow& row) {
                              root.c_str());
   out += render_cell(row.out_of_place);
   out += render_cell(row.in_place);
+  if (row.timestamp) out += c_format("%21s", row.timestamp->c_str());
   out += "\n";
   return out;
 }
@@ -106,6 +171,13 @@ std::string render_nccl_tests_footer(const NcclTestsFooter& footer) {
   out += c_format("# %-20s : %g %s\n", "Avg bus bandwidth", footer.average_busbw_gbps, check);
   out += "#\n";
   out += c_format("# Collective test concluded: %s\n", footer.program.c_str());
+  if (footer.memory) {
+    const auto& m = *footer.memory;
+    out += c_format("# %-20s : Initialization %s | User-Allocated %s | Collective %s | Total  %s\n", "GPU memory usage",
+                    nccl_tests_memory(m.initialization).c_str(), nccl_tests_memory(m.user_allocated).c_str(),
+                    nccl_tests_memory(m.collective).c_str(),
+                    nccl_tests_memory(m.initialization + m.user_allocated + m.collective).c_str());
+  }
   out += "#\n";
   if (footer.error && !footer.error->empty()) {
     out += c_format("# error: %s\n", footer.error->c_str());

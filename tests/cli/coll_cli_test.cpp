@@ -32,7 +32,9 @@ TEST(CollCli, HelpNamesTheNcclTestsFlags) {
   EXPECT_EQ(r.exit_code, 0);
   EXPECT_NE(r.out.find("-b,--minbytes"), std::string::npos);
   EXPECT_NE(r.out.find("--target-ci"), std::string::npos);
-  EXPECT_NE(r.out.find("nccl-tests flags accepted but not implemented"), std::string::npos);
+  EXPECT_NE(r.out.find("nccl-tests 2.19.6 flags"), std::string::npos);
+  EXPECT_NE(r.out.find("-J,--output_file"), std::string::npos);
+  EXPECT_NE(r.out.find("--linkscope-stats"), std::string::npos);
 }
 
 TEST(CollCli, UnknownOpTypeAndReductionAreUsageErrors) {
@@ -90,11 +92,12 @@ TEST(CollCli, NoGpuIsADeviceErrorInOneLine) {
 }
 
 TEST(CollCli, DryRunShowsPlanNotesAndRounding) {
-  const auto r = run_command(kBinary, {"coll", "all_gather", "-b", "8", "-e", "64", "-g", "2", "-z", "1", "--dry-run"});
+  const auto r = run_command(kBinary, {"coll", "all_gather", "-b", "8", "-e", "64", "-g", "2", "-c", "2", "--dry-run"});
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("all_gather, 1 type(s), 1 reduction(s), 4 size(s) 8..64 B"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("processes: 1 (single process), 2 GPU(s) each, 2 rank(s)"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("-z (blocking collectives) is not supported and ignored"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("-c 2: each size and placement is checked once"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("timing: linkscope's gated CUDA-event statistics"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("all_gather: 16 bytes do not split into 2 ranks x a multiple of 16 bytes; measuring 0 bytes"),
             std::string::npos)
       << r.out;
@@ -135,6 +138,37 @@ TEST(CollCli, NcclTestsBinaryNamesBehaveAsNcclTests) {
   r = run_command(kBinDir + "/gather_perf", {"-h"});
   EXPECT_EQ(r.exit_code, 0);
   EXPECT_NE(r.out.find("--minbytes"), std::string::npos);
+}
+
+TEST(CollCli, NcclTestsNamesTimeAsNcclTestsAndTakeItsFlags) {
+  auto r = run_command(kBinDir + "/all_reduce_perf", {"-z", "3", "-I", "1", "-K", "2", "-y", "1", "-u", "1", "-S", "1",
+                                                     "-M", "1", "-R", "1", "-x", "1", "-p", "1", "--dry-run"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("timing: nccl-tests' host timer around -n iterations (blocking -z 3, -I per-iteration events)"),
+            std::string::npos)
+      << r.out;
+  EXPECT_EQ(r.out.find("note:"), std::string::npos) << "every flag is taken, none noted as ignored: " << r.out;
+  r = run_command(kBinDir + "/all_reduce_perf", {"--linkscope-stats", "--dry-run"});
+  EXPECT_NE(r.out.find("timing: linkscope's gated CUDA-event statistics"), std::string::npos) << r.out;
+  // nccl-tests' own warnings where it turns a flag off.
+  r = run_command(kBinDir + "/all_reduce_perf", {"-I", "1", "-G", "2", "--dry-run"});
+  EXPECT_NE(r.out.find("per-iteration timing (-I) is incompatible with CUDA graph mode (-G). Disabling."),
+            std::string::npos)
+      << r.out;
+  // One-line usage errors, exit 2.
+  r = run_command(kBinDir + "/all_reduce_perf", {"-D", "1", "-R", "2"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("-D 1: linkscope has no NCCL device-API kernels"), std::string::npos) << r.err;
+  expect_one_line(r.err);
+  r = run_command(kBinary, {"coll", "-z", "1"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("-z and -I describe nccl-tests' host-timed loop"), std::string::npos) << r.err;
+  r = run_command(kBinary, {"coll", "-J", "out.json"});
+  EXPECT_EQ(r.exit_code, 2);
+  expect_one_line(r.err);
+  r = run_command(kBinDir + "/hypercube_perf", {"-b", "8", "-e", "64", "--dry-run"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("linkscope coll dry run: hypercube"), std::string::npos) << r.out;
 }
 
 // The MPI bootstrap without GPUs: every process starts MPI, finds its node-local rank, and rank 0 gathers

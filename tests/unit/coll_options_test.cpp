@@ -122,10 +122,8 @@ TEST(CollOptions, RootOutsideTheRanks) {
   EXPECT_EQ(roots_for(make_coll_plan(CollOptions{}), 8), (std::vector<int>{0}));  // unrooted
 }
 
-TEST(CollOptions, UnsupportedCompatibilityFlagsAreNamed) {
+TEST(CollOptions, ThreadsAndChecksAreNamedInNotes) {
   CollOptions o;
-  o.blocking = 1;
-  o.json_file = "out.json";
   o.threads = 2;
   o.gpus = 2;
   o.check = 3;
@@ -133,10 +131,147 @@ TEST(CollOptions, UnsupportedCompatibilityFlagsAreNamed) {
   EXPECT_EQ(plan.gpus_per_process, 4);
   std::string all;
   for (const auto& n : plan.notes) all += n + "\n";
-  EXPECT_NE(all.find("-z (blocking"), std::string::npos) << all;
-  EXPECT_NE(all.find("-J (nccl-tests JSON)"), std::string::npos) << all;
   EXPECT_NE(all.find("-t 2 -g 2"), std::string::npos) << all;
   EXPECT_NE(all.find("-c 3"), std::string::npos) << all;
+}
+
+// The personality (all_reduce_perf ...) as cmd_coll sets it up.
+CollOptions personality() {
+  CollOptions o;
+  o.personality = true;
+  o.format = OutputFormat::kNcclTests;
+  o.iters = 20;
+  return o;
+}
+
+std::string notes(const CollPlan& plan) {
+  std::string all;
+  for (const auto& n : plan.notes) all += n + "\n";
+  return all;
+}
+
+TEST(CollOptions, PersonalitiesUseTheHostTimerUnlessLinkscopeStatsAreAsked) {
+  EXPECT_EQ(make_coll_plan(personality()).clock, TimingClock::kHostLoop);
+  CollOptions stats = personality();
+  stats.linkscope_stats = true;
+  EXPECT_EQ(make_coll_plan(stats).clock, TimingClock::kEvents);
+  // linkscope coll keeps its events, also in nccl-tests' format.
+  CollOptions coll;
+  coll.format = OutputFormat::kNcclTests;
+  EXPECT_EQ(make_coll_plan(coll).clock, TimingClock::kEvents);
+  EXPECT_EQ(make_coll_plan(CollOptions{}).clock, TimingClock::kEvents);
+}
+
+TEST(CollOptions, NcclTestsFlagsReachThePlan) {
+  CollOptions o = personality();
+  o.blocking = 3;
+  o.per_iter_timing = 1;
+  o.per_iter_skip = 2;
+  o.stream_null = 1;
+  o.unalign = 3;
+  o.local_register = 2;
+  o.cta_policy = 1;
+  o.parallel_init = 1;
+  o.timestamps = 1;
+  o.memory_report = 1;
+  o.report_cputime = true;
+  o.json_file = "out.json";
+  const CollPlan plan = make_coll_plan(o);
+  EXPECT_EQ(plan.blocking, BlockingMode::kPerIterationExcludingBarrier);
+  EXPECT_TRUE(plan.per_iteration_timing);
+  EXPECT_EQ(plan.per_iteration_skip, 2);
+  EXPECT_TRUE(plan.null_stream);
+  EXPECT_EQ(plan.unalign_elements, 3);
+  EXPECT_EQ(plan.local_register, 2);
+  EXPECT_EQ(plan.cta_policy, 1);
+  EXPECT_TRUE(plan.parallel_init);
+  EXPECT_TRUE(plan.timestamps);
+  EXPECT_TRUE(plan.memory_report);
+  EXPECT_TRUE(plan.report_cputime);
+  EXPECT_EQ(plan.json_file, "out.json");
+  EXPECT_TRUE(plan.notes.empty()) << notes(plan);
+  EXPECT_FALSE(make_coll_plan(personality()).cta_policy.has_value());
+}
+
+TEST(CollOptions, NcclTestsTurnsConflictingFlagsOffWithItsWarnings) {
+  CollOptions o = personality();
+  o.per_iter_timing = 1;
+  o.graph_launches = 2;
+  CollPlan plan = make_coll_plan(o);
+  EXPECT_FALSE(plan.per_iteration_timing);
+  EXPECT_NE(notes(plan).find("per-iteration timing (-I) is incompatible with CUDA graph mode (-G). Disabling."),
+            std::string::npos);
+
+  o = personality();
+  o.blocking = 3;
+  o.graph_launches = 1;
+  plan = make_coll_plan(o);
+  EXPECT_EQ(plan.blocking, BlockingMode::kOff);
+  EXPECT_NE(notes(plan).find("blocking mode (-z 3) is incompatible with CUDA graph mode (-G). Disabling."),
+            std::string::npos);
+
+  o = personality();
+  o.per_iter_timing = 1;
+  o.per_iter_skip = 20;  // -n 20: 0..19
+  plan = make_coll_plan(o);
+  EXPECT_EQ(plan.per_iteration_skip, 0);
+  EXPECT_NE(notes(plan).find("per-iteration skip (-K) must be between 0 and 19. Disabling."), std::string::npos);
+
+  o = personality();
+  o.per_iter_skip = 1;
+  plan = make_coll_plan(o);
+  EXPECT_EQ(plan.per_iteration_skip, 0);
+  EXPECT_NE(notes(plan).find("per-iteration skip (-K) requires per-iteration timing (-I 1). Disabling."),
+            std::string::npos);
+
+  o = personality();
+  o.per_iter_timing = 2;
+  plan = make_coll_plan(o);
+  EXPECT_FALSE(plan.per_iteration_timing);
+  EXPECT_NE(notes(plan).find("per-iteration timing (-I) only supports 0=off or 1=on. Disabling."), std::string::npos);
+}
+
+TEST(CollOptions, NcclTestsFlagErrorsNameTheFlag) {
+  CollOptions o = personality();
+  o.blocking = 4;
+  EXPECT_NE(usage_error(o).find("-z 4"), std::string::npos);
+  o = personality();
+  o.blocking = 1;
+  o.graph_launches = 1;
+  EXPECT_NE(usage_error(o).find("-z 1 waits"), std::string::npos);
+  o = personality();
+  o.local_register = 3;
+  EXPECT_NE(usage_error(o).find("-R 3"), std::string::npos);
+  o = personality();
+  o.cta_policy = 3;
+  EXPECT_NE(usage_error(o).find("-x 3"), std::string::npos);
+  o = personality();
+  o.unalign = -1;
+  EXPECT_NE(usage_error(o).find("-u -1"), std::string::npos);
+  o = personality();
+  o.device_impl = 1;
+  EXPECT_NE(usage_error(o).find("requires enabling symmetric memory registration (-R 2)"), std::string::npos);
+  o.local_register = 2;
+  EXPECT_NE(usage_error(o).find("-D 1: linkscope has no NCCL device-API kernels"), std::string::npos);
+  o = personality();
+  o.device_ctas = 200;
+  EXPECT_NE(usage_error(o).find("-V 200"), std::string::npos);
+  o.device_ctas = 32;
+  EXPECT_NE(usage_error(o).find("-V sets the CTA count of device-API kernels (-D)"), std::string::npos);
+}
+
+TEST(CollOptions, HostTimerFlagsAndJsonNeedThePersonality) {
+  CollOptions o;
+  o.blocking = 1;
+  EXPECT_NE(usage_error(o).find("-z and -I describe nccl-tests' host-timed loop"), std::string::npos);
+  o = CollOptions{};
+  o.per_iter_timing = 1;
+  EXPECT_NE(usage_error(o).find("-z and -I"), std::string::npos);
+  o = CollOptions{};
+  o.json_file = "x.json";
+  EXPECT_NE(usage_error(o).find("-J writes nccl-tests' JSON"), std::string::npos);
+  o.format = OutputFormat::kNcclTests;
+  EXPECT_EQ(make_coll_plan(o).json_file, "x.json");
 }
 
 TEST(CollOptions, MemoryCapFollowsNcclTestsReserve) {

@@ -129,3 +129,24 @@ TEST(CollRunPlan, RoundingNotesNameTheSizesNcclTestsChanges) {
 
 }  // namespace
 }  // namespace linkscope::coll
+
+namespace linkscope::coll {
+namespace {
+
+TEST(CollectiveRunPlan, HypercubeNeedsAPowerOfTwoRanks) {
+  CollPlan plan;
+  plan.op = CollectiveOp::kHypercube;
+  plan.types = {DataType::kFloat};
+  plan.redops = {RedOp::kSum};
+  EXPECT_EQ(series_keys(plan, 4).size(), 1u);
+  EXPECT_EQ(series_keys(plan, 1).size(), 1u);
+  try {
+    series_keys(plan, 6);
+    ADD_FAILURE() << "6 ranks accepted";
+  } catch (const UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find("nRanks 6 is not a power of 2"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace linkscope::coll

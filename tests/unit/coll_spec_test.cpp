@@ -15,7 +15,7 @@ TEST(CollectiveSpec, ParsesOpsInNcclTestsSpellings) {
   EXPECT_FALSE(parse_op("all_reduc").has_value());
   EXPECT_FALSE(parse_op("").has_value());
   for (CollectiveOp op : all_collective_ops()) EXPECT_EQ(parse_op(op_name(op)), op);
-  EXPECT_EQ(all_collective_ops().size(), 9u);
+  EXPECT_EQ(all_collective_ops().size(), 10u);
 }
 
 TEST(CollectiveSpec, TypesMatchNcclEnumOrderAndSizes) {
@@ -124,6 +124,37 @@ TEST(CollectiveSpec, OpProperties) {
   EXPECT_FALSE(op_checks_in_place(CollectiveOp::kAlltoAll));
   EXPECT_FALSE(op_checks_in_place(CollectiveOp::kSendRecv));
   EXPECT_TRUE(op_checks_in_place(CollectiveOp::kAllGather));
+}
+
+}  // namespace
+}  // namespace linkscope::coll
+
+namespace linkscope::coll {
+namespace {
+
+TEST(CollectiveSpec, HypercubeIsAnAllGatherWithItsOwnBandwidth) {
+  EXPECT_EQ(parse_op("hypercube_perf"), CollectiveOp::kHypercube);
+  EXPECT_EQ(op_name(CollectiveOp::kHypercube), "hypercube");
+  // Counts as all_gather: a 16-byte-aligned share per rank.
+  const auto h = collective_counts(CollectiveOp::kHypercube, 1000, 4, 4);
+  const auto g = collective_counts(CollectiveOp::kAllGather, 1000, 4, 4);
+  EXPECT_EQ(h.param_count, g.param_count);
+  EXPECT_EQ(h.recv_count, g.recv_count);
+  EXPECT_EQ(h.send_in_place_offset, g.send_in_place_offset);
+  // algbw = count x size x (n - 1) / time, busbw = algbw (nccl-tests' HyperCubeGetBw).
+  const Bandwidth bw = collective_bandwidth(CollectiveOp::kHypercube, 1000, 4, 1e-6, 4);
+  EXPECT_DOUBLE_EQ(bw.algbw_gbps, 1000.0 * 4 * 3 / 1e9 / 1e-6);
+  EXPECT_DOUBLE_EQ(bw.busbw_gbps, bw.algbw_gbps);
+  EXPECT_DOUBLE_EQ(collective_bandwidth(CollectiveOp::kHypercube, 1000, 4, 1e-6, 1).algbw_gbps, 0.0);
+  EXPECT_TRUE(op_needs_power_of_two_ranks(CollectiveOp::kHypercube));
+  EXPECT_FALSE(op_needs_power_of_two_ranks(CollectiveOp::kAllGather));
+}
+
+TEST(CollectiveSpec, RedopColumnAsNcclTestsPrintsIt) {
+  EXPECT_EQ(nccl_tests_redop_column(CollectiveOp::kAllReduce, RedOp::kMax), "max");
+  EXPECT_EQ(nccl_tests_redop_column(CollectiveOp::kSendRecv, RedOp::kSum), "sum");
+  EXPECT_EQ(nccl_tests_redop_column(CollectiveOp::kAllGather, RedOp::kSum), "none");
+  EXPECT_EQ(nccl_tests_redop_column(CollectiveOp::kHypercube, RedOp::kSum), "");
 }
 
 }  // namespace

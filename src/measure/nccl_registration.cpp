@@ -1,0 +1,47 @@
+#include "measure/nccl_registration.hpp"
+
+#include <cstdio>
+
+#include <fmt/format.h>
+
+#include "core/error.hpp"
+#include "measure/nccl_error.hpp"
+#include "platform/nccl_library.hpp"
+
+namespace linkscope::measure {
+
+void NcclRegistrations::add(ncclComm_t comm, void* buffer, std::size_t bytes) {
+  if (mode_ == 0) return;
+  const auto& nccl = platform::nccl_library();
+  Entry entry{comm, nullptr};
+  if (mode_ == 2) {
+    if (nccl.CommWindowRegister == nullptr || nccl.CommWindowDeregister == nullptr) {
+      throw DeviceError(fmt::format("-R 2 needs ncclCommWindowRegister (NCCL >= 2.27); the loaded NCCL {} lacks it",
+                                    nccl.version_string()));
+    }
+    ncclWindow_t window = nullptr;
+    nccl_check(nccl.CommWindowRegister(comm, buffer, bytes, &window, NCCL_WIN_COLL_SYMMETRIC),
+               "ncclCommWindowRegister", comm);
+    entry.handle = static_cast<void*>(window);
+  } else {
+    if (nccl.CommRegister == nullptr || nccl.CommDeregister == nullptr) {
+      throw DeviceError(fmt::format("-R 1 needs ncclCommRegister (NCCL >= 2.19); the loaded NCCL {} lacks it",
+                                    nccl.version_string()));
+    }
+    nccl_check(nccl.CommRegister(comm, buffer, bytes, &entry.handle), "ncclCommRegister", comm);
+  }
+  entries_.push_back(entry);
+}
+
+NcclRegistrations::~NcclRegistrations() {
+  const auto& nccl = platform::nccl_library();
+  for (const auto& e : entries_) {
+    const ncclResult_t result = mode_ == 2 ? nccl.CommWindowDeregister(e.comm, static_cast<ncclWindow_t>(e.handle))
+                                           : nccl.CommDeregister(e.comm, e.handle);
+    if (result != ncclSuccess) {
+      std::fprintf(stderr, "linkscope: warning: NCCL buffer deregistration failed: %s\n", nccl.GetErrorString(result));
+    }
+  }
+}
+
+}  // namespace linkscope::measure

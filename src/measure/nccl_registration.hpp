@@ -1,0 +1,34 @@
+#pragma once
+#include <nccl.h>
+
+#include <cstddef>
+#include <vector>
+
+// nccl-tests' -R: the benchmark's buffers registered with NCCL, 1 as local buffers (ncclCommRegister, zero-copy
+// where a transport can use it), 2 as symmetric windows (ncclCommWindowRegister, NCCL >= 2.27, for NCCL's
+// symmetric kernels). Both are resolved at run time; a library without them is a DeviceError naming the function.
+namespace linkscope::measure {
+
+class NcclRegistrations {
+ public:
+  explicit NcclRegistrations(int mode) : mode_(mode) {}
+  ~NcclRegistrations();
+  NcclRegistrations(const NcclRegistrations&) = delete;
+  NcclRegistrations& operator=(const NcclRegistrations&) = delete;
+
+  // Registers `bytes` at `buffer` with `comm` (nothing in mode 0). Every rank of the communicator must call it:
+  // registration is collective in NCCL.
+  void add(ncclComm_t comm, void* buffer, std::size_t bytes);
+  // After an abort NCCL must not be called again: the handles are dropped with the process.
+  void forget() { entries_.clear(); }
+
+ private:
+  struct Entry {
+    ncclComm_t comm = nullptr;
+    void* handle = nullptr;
+  };
+  int mode_;
+  std::vector<Entry> entries_;
+};
+
+}  // namespace linkscope::measure
