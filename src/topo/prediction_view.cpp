@@ -1,26 +1,23 @@
 #include "topo/prediction_view.hpp"
 
-#include <cmath>
 #include <string>
 
 #include <fmt/format.h>
 
 #include "plan/collective_spec.hpp"
+#include "topo/json_number.hpp"
 
 namespace linkscope::topo {
 
 namespace {
-
-// NCCL's float weights to 4 decimals, as the rest of the model section (30.000000 prints 30).
-double rounded(float value) { return std::round(static_cast<double>(value) * 10000.0) / 10000.0; }
 
 model::TopoGraph graph_of(const GraphSearchResult& graph) {
   model::TopoGraph out;
   out.graph = graph.id == 0 ? "ring" : "tree";
   out.pattern = graph.pattern;
   out.n_channels = graph.n_channels;
-  out.bw_intra = rounded(graph.bw_intra);
-  out.bw_inter = rounded(graph.bw_inter);
+  out.bw_intra = json_bw(graph.bw_intra);
+  out.bw_inter = json_bw(graph.bw_inter);
   out.type_intra = path_type_name(graph.type_intra);
   out.type_inter = path_type_name(graph.type_inter);
   out.cross_nic = graph.cross_nic != 0;
