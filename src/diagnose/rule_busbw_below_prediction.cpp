@@ -1,6 +1,7 @@
 // busbw-below-prediction: a collective size measured far below the busbw NCCL's own tuning model expects for it
 // (model.tuning: the chosen algorithm and protocol's predicted time). Small sizes are left out: there NCCL's model
-// is latency, and the measurement is launch overhead (prediction_compare_min_bytes).
+// is latency, and the measurement is launch overhead (prediction_compare_min_bytes). Series on a GPU with other
+// work on it are left to noisy-measurement, which names that work.
 #include <algorithm>
 
 #include <fmt/format.h>
@@ -24,6 +25,10 @@ std::optional<Finding> rule_busbw_below_prediction(const Context& context) {
     const double predicted = *p.predicted->busbw_gbps;
     const double measured = p.measured.busbw();
     if (predicted <= 0 || measured >= share * predicted) continue;
+    const auto& devices = p.measured.series->devices;
+    if (std::any_of(devices.begin(), devices.end(), [&](const auto& d) { return context.is_busy(d.cuda_device); })) {
+      continue;
+    }
     worst = std::min(worst, measured / predicted);
     if (finding.evidence.size() < 12) {
       finding.evidence.push_back(fmt::format("{} at {}: busbw {} measured, {} predicted ({}) = {} of it",

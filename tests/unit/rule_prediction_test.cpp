@@ -88,6 +88,17 @@ TEST(RulePrediction, BusyGpuBusbwIsBelowThePrediction) {
   EXPECT_EQ(h->verdict, model::Verdict::kRefuted);
 }
 
+TEST(RulePrediction, ABusyGpuIsLeftToNoisyMeasurement) {
+  test::RunJson run = predicted_run();
+  run.measurements["collectives"] = {test::collective("all_reduce", 256 * kMiB, 149.1)};
+  run.measurements["collectives"][0]["devices"] = {{{"rank", 0}, {"cuda_device", 0}}, {{"rank", 1}, {"cuda_device", 1}}};
+  EXPECT_NE(find(diagnose::diagnose(run).findings, "busbw-below-prediction"), nullptr);
+  run.system["gpus"][1]["processes"] = {{{"pid", 4242}, {"name", "python3"}}};
+  const auto result = diagnose::diagnose(run);
+  EXPECT_EQ(find(result.findings, "busbw-below-prediction"), nullptr);
+  EXPECT_NE(find(result.findings, "noisy-measurement"), nullptr);
+}
+
 TEST(RulePrediction, OnlyComparableSeriesAreJudged) {
   test::RunJson run = predicted_run();
   run.measurements["collectives"] = {
