@@ -94,8 +94,8 @@ TEST(PredictionH200x2Acceptance, MeasuredBusbwAgainstThePrediction) {
       ++compared;
     }
     EXPECT_EQ(compared, 10) << op;  // 16 MiB .. 8 GiB
-    // Healthy: every size from 16 MiB within 0.63 .. 1.03 of NCCL's own prediction (broadcast exceeds it by 2%).
-    EXPECT_GE(lowest, 0.63) << op;
+    // Healthy: every size from 16 MiB within 0.62 .. 1.03 of NCCL's own prediction (broadcast exceeds it by 2%).
+    EXPECT_GE(lowest, 0.62) << op;
     EXPECT_LE(highest, 1.03) << op;
   }
   // The anchor sizes: all_reduce 1 GiB 326.40 measured vs 358.17 predicted; broadcast 8 GiB 367.50 vs 359.82.
