@@ -6,6 +6,7 @@
 #include "core/environment.hpp"
 #include "synthetic_72gpu_xml.hpp"
 #include "topo/communicator_model.hpp"
+#include "topo/prediction_view.hpp"
 #include "topo/search_log_printer.hpp"
 #include "topo/topology_model.hpp"
 
@@ -35,6 +36,21 @@ void BM_SearchAndTuning72Gpus72Nics(benchmark::State& state) {
   state.counters["choices"] = static_cast<double>(choices);
 }
 BENCHMARK(BM_SearchAndTuning72Gpus72Nics)->Unit(benchmark::kMillisecond);
+
+// What `topo --format json` and the doctor add to the Run: the same search and tuning, as the typed `graphs` and
+// `tuning` (every collective x 31 sizes).
+void BM_PredictionView72Gpus72Nics(benchmark::State& state) {
+  const auto& model = model_72_gpus();
+  const auto env = linkscope::Environment::from_map({});
+  std::size_t choices = 0;
+  for (auto _ : state) {
+    const auto prediction = linkscope::topo::predict_topology(model, env);
+    choices = prediction.tuning.size();
+    benchmark::DoNotOptimize(choices);
+  }
+  state.counters["choices"] = static_cast<double>(choices);
+}
+BENCHMARK(BM_PredictionView72Gpus72Nics)->Unit(benchmark::kMillisecond);
 
 void BM_SearchLogRendering72Gpus72Nics(benchmark::State& state) {
   const auto& model = model_72_gpus();

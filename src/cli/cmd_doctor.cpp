@@ -19,6 +19,7 @@
 #include "report/summary_text.hpp"
 #include "runtime/launch_environment.hpp"
 
+#include "topo/prediction_view.hpp"
 #include "topo/topology_model.hpp"
 
 namespace linkscope::cli {
@@ -39,7 +40,9 @@ model::Run run_from_topology_file(const DoctorOptions& options) {
   model::Run run = model::make_run("doctor", options.argv);
   run.environment.variables = env.relevant();
   try {
-    run.topology = topo::topology_view(topo::load_topology_file(options.xml_path, env));
+    const topo::TopologyModel model = topo::load_topology_file(options.xml_path, env);
+    run.topology = topo::topology_view(model);
+    run.topology.prediction = topo::predict_topology(model, env);
   } catch (const topo::TopologyRefused& refused) {
     // A file NCCL itself would stop on is the finding, not a usage error.
     run.topology.present = true;

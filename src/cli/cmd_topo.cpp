@@ -19,6 +19,7 @@
 #include "runtime/launch_environment.hpp"
 #include "topo/communicator_model.hpp"
 #include "topo/prediction_text.hpp"
+#include "topo/prediction_view.hpp"
 #include "topo/search_log_printer.hpp"
 #include "topo/topology_model.hpp"
 
@@ -72,6 +73,7 @@ int run_topo_offline(const TopoOptions& options, const std::vector<std::string>&
     model::Run run = model::make_run("topo", argv);
     run.environment.variables = env.relevant();
     run.topology = topo::topology_view(model);
+    run.topology.prediction = topo::predict_topology(model, env);
     output = model::run_text(run);
   } else if (options.format == "nccl-log") {
     // Then what NCCL prints from the graph search to the end of the communicator's init, and its tuner's choices.

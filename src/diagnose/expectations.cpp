@@ -104,6 +104,14 @@ constexpr std::array<ThresholdEntry, static_cast<std::size_t>(Threshold::kCount)
      "noisy-measurement: GPU memory in use at least this large while no linkscope process holds the GPU",
      "nvmlDeviceGetMemoryInfo_v2 'used' excludes the driver's reserve (0 allocated on an idle GPU); older drivers "
      "count the reserve, which stays below this"},
+    {Threshold::kPredictionCompareMinBytes, "prediction_compare_min_bytes", 16 * kMiB, "bytes",
+     "busbw-below-prediction and nccl-model-busbw compare measured busbw with NCCL's model from this size up",
+     "h200x2 nccl-tests 2.19.6 vs NCCL 2.28.9's model: measured / predicted busbw >= 0.628 for every op from 16 MiB "
+     "(all_gather 32 MiB 180.5 / 287.3); 0.21-0.53 below 2 MiB, where the model's 7.2-7.8 us latency meets 14-31 us"},
+    {Threshold::kBusbwWarnShareOfPrediction, "busbw_warn_share_of_prediction", 0.50, "share",
+     "busbw-below-prediction fires for a size measured below this share of the busbw NCCL's model predicts",
+     "h200x2: healthy minimum 0.628 from 16 MiB (0.68 from 256 MiB); busy GPU 149.1 GB/s at 256 MiB = 0.42 of the "
+     "349-353 predicted there; P2P disabled 27.4 = 0.08 of 359"},
 }};
 
 constexpr bool table_is_in_enum_order() {

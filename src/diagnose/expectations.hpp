@@ -37,6 +37,8 @@ enum class Threshold : std::size_t {
   kForeignUtilizationMin,
   kUtilizationSettleSeconds,
   kForeignMemoryMinBytes,
+  kPredictionCompareMinBytes,
+  kBusbwWarnShareOfPrediction,
   kCount
 };
 

@@ -12,6 +12,7 @@ const std::vector<HypothesisRule>& all_hypothesis_rules() {
       {"numa-binding-neutral", &make_numa_neutral, &judge_numa_neutral},
       {"busbw-reaches-link-share", &make_busbw_share, &judge_busbw_share},
       {"nccl-uses-predicted-transport", &make_nccl_transport, &judge_nccl_transport},
+      {"nccl-model-busbw", &make_nccl_model_busbw, &judge_nccl_model_busbw},
   };
   return kRules;
 }

@@ -44,6 +44,8 @@ std::optional<Finding> rule_host_differs(const Context& context);
 std::optional<Finding> rule_cross_host_slow(const Context& context);
 std::optional<Finding> rule_nccl_unavailable(const Context& context);
 std::optional<Finding> rule_run_incomplete(const Context& context);
+std::optional<Finding> rule_nccl_choice_differs(const Context& context);
+std::optional<Finding> rule_busbw_below_prediction(const Context& context);
 
 // Pairs (rank a < rank b) that NCCL's model joins by something other than NVLink although both GPUs have NVLinks
 // and at least the mesh share of identical pairs are NVLinked: a missing direct link (nvlink-missing).

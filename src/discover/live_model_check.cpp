@@ -4,6 +4,7 @@
 
 #include "core/error.hpp"
 #include "topo/nccl_log_printer.hpp"
+#include "topo/prediction_view.hpp"
 #include "topo/smi_matrix.hpp"
 #include "topo/topology_model.hpp"
 
@@ -14,6 +15,7 @@ ModelSummary model_topology_xml(const std::string& xml, const std::string& sourc
   ModelSummary summary;
   summary.path_lines = topo::nccl_path_lines(model);
   summary.view = topo::topology_view(model);
+  summary.view.prediction = topo::predict_topology(model, env);
   summary.nccl_log = topo::render_nccl_log(model);
   summary.relation_matrix = topo::render_relation_matrix(topo::relation_matrix(model));
   return summary;

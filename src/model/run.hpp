@@ -23,7 +23,9 @@ namespace linkscope::model {
 // 1.2: system.smi_matrix and pci_display_devices[].local_cpulist (the live topo text); config.coll's sampling;
 //      measurements.telemetry (what the doctor watched during its steps).
 inline constexpr int kRunSchemaMajor = 1;
-inline constexpr int kRunSchemaMinor = 2;
+// 1.3: model.graphs, model.tuning and model.prediction (NCCL's channel search and tuner); runtime.runs[].info.tuning
+//      (what NCCL chose per call, from its TUNING log lines).
+inline constexpr int kRunSchemaMinor = 3;
 
 struct Tool {
   std::string name = "linkscope";

@@ -110,6 +110,14 @@ json to_json(const RuntimeRun& run) {
   out["gpu_paths"] = paths;
   out["nccl_environment"] = info.environment;
   out["comm_config"] = info.comm_config;
+  json tuning = json::array();
+  for (const auto& t : info.tuning) {
+    tuning.push_back({{"collective", t.collective}, {"bytes", t.bytes}, {"size_bytes", t.size_bytes},
+                      {"algorithm", t.algorithm}, {"protocol", string_or_null(t.protocol)},
+                      {"channel_lo", t.channel_lo}, {"channel_hi", t.channel_hi}, {"channels", t.channels()},
+                      {"kernel", string_or_null(t.kernel)}, {"calls", t.calls}});
+  }
+  out["tuning"] = std::move(tuning);
   out["warnings"] = info.warnings;
   return with_extras(std::move(out), run.extra);
 }
@@ -157,11 +165,34 @@ RuntimeRun runtime_run_from_json(const JsonReader& r) {
   }
   info.environment = r.string_map("nccl_environment");
   info.comm_config = r.string_map("comm_config");
+  for (const auto& t : r.array("tuning")) {
+    NcclTuningCall call;
+    call.collective = t.string_or("collective");
+    call.bytes = t.count("bytes").value_or(0);
+    call.size_bytes = t.count("size_bytes").value_or(call.bytes);
+    call.algorithm = t.string_or("algorithm");
+    call.protocol = t.string_or("protocol");
+    call.channel_lo = t.small_int("channel_lo").value_or(0);
+    call.channel_hi = t.small_int("channel_hi").value_or(-1);
+    call.kernel = t.string_or("kernel");
+    call.calls = t.small_int("calls").value_or(0);
+    t.skip({"channels"});  // channel_hi - channel_lo + 1
+    info.tuning.push_back(std::move(call));
+  }
   info.warnings = r.strings("warnings");
   // Derived from the connections and the environment when written.
   r.skip({"transport", "transports", "algorithm_env", "protocol_env"});
   run.extra = r.extras();
   return run;
+}
+
+std::vector<const NcclTuningCall*> tuning_calls(const NcclRuntimeInfo& info, const std::string& collective,
+                                                std::uint64_t size_bytes) {
+  std::vector<const NcclTuningCall*> calls;
+  for (const auto& call : info.tuning) {
+    if (call.collective == collective && call.size_bytes == size_bytes) calls.push_back(&call);
+  }
+  return calls;
 }
 
 json to_json(const Runtime& runtime) {

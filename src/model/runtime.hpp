@@ -1,4 +1,5 @@
 #pragma once
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
@@ -41,6 +42,21 @@ struct NcclGraph {
   std::string type_intra, type_inter;
 };
 
+// "AllReduce: 67108864 Bytes -> Algo RING proto LL128 channel{Lo..Hi}={0..23}": what NCCL launched for one call
+// (rank 0, NCCL_DEBUG_SUBSYS=TUNING; enqueue.cc). Identical lines are one entry with a count.
+struct NcclTuningCall {
+  std::string collective;        // nccl-tests' name: "all_reduce", "all_gather" ... (NCCL's "AllReduce" ...)
+  std::uint64_t bytes = 0;       // as NCCL prints it: count x element size (AllGather/ReduceScatter: per rank)
+  std::uint64_t size_bytes = 0;  // nccl-tests' size: the whole buffer (bytes x ranks for AllGather/ReduceScatter)
+  std::string algorithm;         // the tuner's spelling: "Ring", "Tree", "CollNetDirect", "NVLS", "PAT" ...
+  std::string protocol;          // "LL", "LL128", "Simple"; empty for a symmetric kernel
+  int channel_lo = 0, channel_hi = -1;
+  std::string kernel;            // symmetric-memory kernels ("AllReduce [Symmetric]: ... Kernel X"); else empty
+  int calls = 0;                 // lines with exactly these values
+
+  int channels() const { return channel_hi - channel_lo + 1; }
+};
+
 struct NcclRuntimeInfo {
   std::optional<std::string> nccl_version;        // "2.28.3" (build suffix dropped)
   std::optional<std::string> nccl_version_full;   // "2.28.3+cuda13.0"
@@ -53,12 +69,17 @@ struct NcclRuntimeInfo {
   std::vector<std::string> algorithms_connected;  // "Ring" from "Connected all rings", "Tree", "NVLS", "CollNet"
   std::map<std::string, std::string> environment; // "NCCL_ALGO set by environment to Ring"
   std::map<std::string, std::string> comm_config; // "Comm config nvlinkCentricSched set to 1"
+  std::vector<NcclTuningCall> tuning;             // per collective and size, in log order
   std::vector<std::string> warnings;              // "NCCL WARN" lines (first 20)
   std::size_t nccl_lines = 0;                     // lines that carried an NCCL INFO/WARN message (not stored)
 };
 
 // "P2P/CUMEM/read", "P2P/direct pointer", "SHM", "NET/IB/GDRDMA", "NET/Socket".
 std::string transport_label(const NcclConnection& connection);
+
+// The calls NCCL made for `collective` at nccl-tests' size `size_bytes` (several when it changed its mind).
+std::vector<const NcclTuningCall*> tuning_calls(const NcclRuntimeInfo& info, const std::string& collective,
+                                                std::uint64_t size_bytes);
 
 struct TransportCount {
   std::string label;

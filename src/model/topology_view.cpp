@@ -194,6 +194,7 @@ json to_json(const TopologyView& view) {
                               {"numa_affinity", m.numa_affinity}, {"nic_legend", m.nic_legend}};
   }
   out["nccl_info_lines"] = view.nccl_info_lines;
+  put_prediction(out, view.prediction);
   return with_extras(std::move(out), view.extra);
 }
 
@@ -247,6 +248,7 @@ TopologyView topology_view_from_json(const JsonReader& r) {
                                           m.strings("numa_affinity"), m.strings("nic_legend")};
   }
   view.nccl_info_lines = r.strings("nccl_info_lines");
+  view.prediction = prediction_from_json(r);
   view.extra = r.extras();
   return view;
 }

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "model/json_read.hpp"
+#include "model/prediction.hpp"
 
 // The Run's `model` section: NCCL 2.28.9's topology model of one topology XML as data (docs/run-schema.md,
 // "### model"). src/topo computes it; rules, hypotheses and reports read it. `bw` values are NCCL's search
@@ -125,6 +126,7 @@ struct TopologyView {
   std::vector<TopoGdr> gdr;
   std::optional<RelationMatrix> relation_matrix;
   std::vector<std::string> nccl_info_lines;
+  Prediction prediction;  // `graphs`, `tuning`: NCCL's channel search and tuner for one communicator of every GPU
   nlohmann::json extra;
 
   const TopoNode* node(const std::string& id) const;

@@ -13,6 +13,7 @@
 #include "diagnose/expectations.hpp"
 #include "diagnose/measured_summary.hpp"
 #include "model/link_rate.hpp"
+#include "report/compare_predictions.hpp"
 
 namespace linkscope::report {
 
@@ -278,6 +279,7 @@ Comparison compare_runs(const Run& base, const Run& current, double threshold) {
   compare_topology(base, current, out);
   compare_findings(base, current, out);
   compare_measures(base, current, out);
+  compare_predictions(base, current, out);
   return out;
 }
 

@@ -3,9 +3,11 @@
 #include <fmt/format.h>
 
 #include "core/text.hpp"
+#include "diagnose/expectations.hpp"
 #include "report/cluster_tables.hpp"
 #include "report/four_numbers_rows.hpp"
 #include "report/html_style.hpp"
+#include "report/prediction_report.hpp"
 #include "report/report_data.hpp"
 #include "report/report_format.hpp"
 #include "report/report_svgs.hpp"
@@ -249,6 +251,15 @@ std::string render_html(const model::Run& run) {
     out += table_or(collectives_latency_table(data), "No collective point.");
     out += "<details><summary>busbw per size (GB/s, out-of-place)</summary>\n" +
            table_or(collectives_table(data), "No collective measured ok.") + "</details>\n";
+    if (const Table predicted = prediction_table(data); !predicted.empty()) {
+      out += "<h3>Measured against NCCL's model</h3>\n";
+      const auto judged_from = static_cast<std::uint64_t>(
+          diagnose::threshold(diagnose::Threshold::kPredictionCompareMinBytes));
+      out += figure(prediction_svg(data),
+                    fmt::format("NCCL's tuner predicts each call's time from its graphs and bandwidth tables; below {} "
+                                "the prediction is latency and is not judged", format_bytes(judged_from)));
+      out += table_html(predicted);
+    }
   }
   if (const auto runtime = runtime_table(data); !runtime.empty()) {
     out += "<h3>Transports NCCL chose</h3>\n" + table_html(runtime);

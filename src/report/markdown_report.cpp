@@ -7,6 +7,7 @@
 #include "core/text.hpp"
 #include "report/cluster_tables.hpp"
 #include "report/markdown_escape.hpp"
+#include "report/prediction_report.hpp"
 #include "report/report_data.hpp"
 #include "report/report_format.hpp"
 #include "report/report_svgs.hpp"
@@ -192,6 +193,11 @@ std::string render_markdown(const model::Run& run, const MarkdownOptions& option
     out += table_or(collectives_latency_table(data), "No collective point.");
     out += "busbw (GB/s, out-of-place) per size; up to 1 MiB the numbers are latency, not bandwidth:\n\n";
     out += table_or(collectives_table(data), "No collective measured ok.");
+    if (const Table predicted = prediction_table(data); !predicted.empty()) {
+      out += "### Measured against NCCL's model\n\n";
+      out += image(kPredictionSvg, "busbw measured and predicted");
+      out += table_text(predicted);
+    }
   }
   if (const auto runtime = runtime_table(data); !runtime.empty()) {
     out += "### Transports NCCL chose\n\n" + table_text(runtime);

@@ -4,6 +4,7 @@
 
 #include "core/text.hpp"
 #include "report/cluster_tables.hpp"
+#include "report/prediction_report.hpp"
 #include "report/report_format.hpp"
 #include "report/svg_bar_chart.hpp"
 #include "report/svg_heatmap.hpp"
@@ -101,6 +102,7 @@ std::vector<NamedSvg> report_svgs(const ReportData& data) {
     if (multi_size) add(p2p_curve_file(method), copy_curve_svg(data, method, series));
   }
   add(kCollectivesSvg, collectives_svg(data));
+  add(kPredictionSvg, prediction_svg(data));
   add(kLadderSvg, ladder_svg(data));
   add(kTimelineSvg, timeline_svg(data));
   return svgs;

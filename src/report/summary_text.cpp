@@ -8,6 +8,7 @@
 #include "core/text.hpp"
 #include "report/cluster_tables.hpp"
 #include "report/four_numbers_rows.hpp"
+#include "report/prediction_report.hpp"
 #include "report/report_data.hpp"
 #include "report/report_format.hpp"
 
@@ -58,6 +59,8 @@ std::string render_summary_text(const model::Run& run) {
     out += "\nNot run on this machine:\n";
     for (const auto& [reason, steps] : by_reason) out += "  " + join(steps, ", ") + ": " + clip(reason, 96) + "\n";
   }
+
+  out += prediction_text(data);
 
   const auto rows = four_numbers(data);
   if (!rows.empty()) out += "\nKey numbers (per direction):\n";

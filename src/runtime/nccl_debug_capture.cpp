@@ -49,7 +49,7 @@ std::map<std::string, std::string> NcclDebugCapture::variables() const {
   if (!active_) return {};
   // %h and %p: NCCL substitutes host and pid, so every process writes its own file.
   return {{"NCCL_DEBUG", "INFO"},
-          {"NCCL_DEBUG_SUBSYS", "INIT,GRAPH,ENV"},
+          {"NCCL_DEBUG_SUBSYS", "INIT,GRAPH,ENV,TUNING"},
           {"NCCL_DEBUG_FILE", directory_ + "/nccl.%h.%p.log"}};
 }
 

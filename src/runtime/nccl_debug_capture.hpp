@@ -6,8 +6,8 @@
 
 namespace linkscope::runtime {
 
-// Records what NCCL chose by running it with NCCL_DEBUG=INFO, NCCL_DEBUG_SUBSYS=INIT,GRAPH,ENV and
-// NCCL_DEBUG_FILE pointing into a private directory. NCCL reads these once, at its first call, so apply()
+// Records what NCCL chose by running it with NCCL_DEBUG=INFO, NCCL_DEBUG_SUBSYS=INIT,GRAPH,ENV,TUNING (TUNING:
+// the algorithm, protocol and channels of every call) and NCCL_DEBUG_FILE pointing into a private directory. NCCL reads these once, at its first call, so apply()
 // must run before anything touches NCCL in this process (or the variables go to a child's environment).
 // A user who set NCCL_DEBUG or NCCL_DEBUG_FILE keeps their settings and the run is not recorded.
 class NcclDebugCapture {

@@ -7,6 +7,8 @@
 #include <set>
 #include <tuple>
 
+#include "runtime/nccl_tuning_log.hpp"
+
 namespace linkscope::runtime {
 
 using model::NcclConnection;
@@ -68,6 +70,8 @@ struct Parser {
   std::set<std::tuple<int, int, int, int, std::string>> seen_connections;
   std::set<std::pair<std::string, std::string>> seen_paths;
   std::set<std::tuple<int, int, std::string, std::string>> seen_graphs;
+  std::map<std::tuple<std::string, std::uint64_t, std::string, std::string, int, int, std::string>, std::size_t>
+      tuning_index;  // identical TUNING lines -> their entry in info.tuning
 
   const std::regex connection{R"(^Channel (\d+)(?:/(\d+))? : (\d+)\[[0-9a-fA-F]+\] -> (\d+)\[[0-9a-fA-F]+\](?: \[(send|receive)\])? via (.+)$)"};
   const std::regex channels{R"(^(\d+) coll channels, (\d+) collnet channels, (\d+) nvls channels, (\d+) p2p channels, (\d+) p2p channels per peer)"};
@@ -95,6 +99,15 @@ struct Parser {
       split_via(c.via, c);
       if (seen_connections.emplace(c.rank, c.peer, c.channel, c.conn_index, c.side).second) {
         info.connections.push_back(std::move(c));
+      }
+    } else if (auto call = parse_tuning_line(m, info.nranks)) {
+      const auto key = std::make_tuple(call->collective, call->bytes, call->algorithm, call->protocol, call->channel_lo,
+                                       call->channel_hi, call->kernel);
+      const auto [at, added] = tuning_index.emplace(key, info.tuning.size());
+      if (added) {
+        info.tuning.push_back(std::move(*call));
+      } else {
+        ++info.tuning[at->second].calls;
       }
     } else if (std::regex_search(m, g, channels)) {
       info.coll_channels = to_int(g[1]);

@@ -1,8 +1,8 @@
 // NCCL's topology model as the Run's typed `model` section (model::TopologyView; docs/run-schema.md, ### model).
-#include <cmath>
 
 #include <fmt/format.h>
 
+#include "topo/json_number.hpp"
 #include "topo/nccl_format.hpp"
 #include "topo/nccl_numbers.hpp"
 #include "topo/smi_matrix.hpp"
@@ -15,10 +15,6 @@ namespace {
 
 constexpr std::size_t kMaxPathEntriesWithHops = 50000;  // a 72-GPU, 72-NIC host has about 21000
 constexpr std::size_t kMaxPathEntries = 250000;
-
-// NCCL's float bandwidths to 4 decimals: 18 x 20.6f is 370.80002 as a float; JSON shows 370.8, and PCIe x1
-// Gen1 keeps its exact 0.1875 (NCCL's log rounds it to 0.2).
-double json_bw(float value) { return std::round(static_cast<double>(value) * 10000.0) / 10000.0; }
 
 // Attribute values are bytes as the file has them; JSON needs UTF-8. Invalid sequences become U+FFFD.
 std::string valid_utf8(const std::string& text) {

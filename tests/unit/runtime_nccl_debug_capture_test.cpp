@@ -17,7 +17,7 @@ TEST(NcclDebugCapture, CapturesIntoAPrivateDirectoryAndCollectsEveryFile) {
     ASSERT_TRUE(capture.active()) << capture.reason();
     const auto vars = capture.variables();
     EXPECT_EQ(vars.at("NCCL_DEBUG"), "INFO");
-    EXPECT_EQ(vars.at("NCCL_DEBUG_SUBSYS"), "INIT,GRAPH,ENV");
+    EXPECT_EQ(vars.at("NCCL_DEBUG_SUBSYS"), "INIT,GRAPH,ENV,TUNING");
     const std::string file = vars.at("NCCL_DEBUG_FILE");
     EXPECT_EQ(file.rfind(tmp.path(), 0), 0u) << file;
     EXPECT_NE(file.find("%h.%p"), std::string::npos);
