@@ -12,6 +12,8 @@ const std::vector<HypothesisRule>& all_hypothesis_rules() {
       {"numa-binding-neutral", &make_numa_neutral, &judge_numa_neutral},
       {"busbw-reaches-link-share", &make_busbw_share, &judge_busbw_share},
       {"nccl-uses-predicted-transport", &make_nccl_transport, &judge_nccl_transport},
+      {"host-link-reaches-share", &make_host_link_share, &judge_host_link_share},
+      {"local-copy-reaches-memory-share", &make_local_copy_share, &judge_local_copy_share},
   };
   return kRules;
 }
