@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "core/text.hpp"
+#include "model/host_copy_kind.hpp"
 #include "diagnose/expectations.hpp"
 #include "diagnose/measured_summary.hpp"
 #include "model/link_rate.hpp"
@@ -189,11 +190,11 @@ Table latency_table(const ReportData& data) {
 }
 
 Table host_copy_table(const ReportData& data) {
-  Table table{{"GPU", "direction", "size", "bandwidth"}, {}};
+  Table table{{"GPU", "direction", "copy", "size", "bandwidth"}, {}};
   if (!data.run.measurements.p2p) return table;
   for (const auto& entry : data.run.measurements.p2p->host) {
     table.rows.push_back({text(fmt::format("GPU{}", entry.gpu)), text(entry.direction.empty() ? "?" : entry.direction),
-                          number(format_bytes(entry.bytes)),
+                          text(model::host_copy_kind(entry)), number(format_bytes(entry.bytes)),
                           entry.bandwidth_gbps ? number(format_gbps(entry.bandwidth_gbps->median)) : number("n/a")});
   }
   return table;
