@@ -112,6 +112,36 @@ constexpr std::array<ThresholdEntry, static_cast<std::size_t>(Threshold::kCount)
      "busbw-below-prediction fires for a size measured below this share of the busbw NCCL's model predicts",
      "h200x2: healthy minimum 0.628 from 16 MiB (0.68 from 256 MiB); busy GPU 149.1 GB/s at 256 MiB = 0.42 of the "
      "349-353 predicted there; P2P disabled 27.4 = 0.08 of 359"},
+
+    // Host links (PCIe Gen5 x16 = 63.02 GB/s; nvbandwidth 0.8 on the 2 x H200, tests/fixtures/h200x2).
+    {Threshold::kHostCeShareOfLinkRate, "host_ce_share_of_link_rate", 0.85, "share",
+     "expected pinned host<->GPU CE copy at plateau, one direction, as a share of the GPU's PCIe link rate",
+     "nvbandwidth H2D CE 55.16-55.40, D2H 55.32-55.33 of 63.02 = 0.875-0.879; H100 PCIe Gen5 H2D 56.7-57.1 = 0.90 "
+     "(nvbandwidth#6)"},
+    {Threshold::kHostSmShareOfLinkRate, "host_sm_share_of_link_rate", 0.80, "share",
+     "expected pinned host<->GPU SM (kernel) copy at plateau, one direction, as a share of the PCIe link rate",
+     "nvbandwidth H2D SM 51.29-51.33 = 0.814, D2H SM 52.44-52.54 = 0.832 of 63.02"},
+    {Threshold::kC2cShareOfLinkRate, "c2c_share_of_link_rate", 0.65, "share",
+     "expected host<->GPU copy (CE or SM) at plateau over C2C, one direction, as a share of the C2C rate",
+     "GH200 (10 x 45 GB/s): H2D CE 346 = 0.77, SM 342 = 0.76, D2H about 15% below H2D = 0.67 (nvbandwidth#23)"},
+    {Threshold::kHostBidirectionalFactor, "host_bidirectional_factor", 0.80, "ratio",
+     "host copies in both directions at once: each direction's expectation and limits are this share of one way",
+     "nvbandwidth bidirectional CE 50.44-51.21 vs 55.2-55.4 one way = 0.91-0.93; SM 42.00-42.38 vs 51.3-52.5 = 0.81-0.82"},
+    {Threshold::kHostWarnShareOfLinkRate, "host_warn_share_of_link_rate", 0.50, "share",
+     "host-link-below-expected warns for a host copy at plateau below this share of its host link rate",
+     "healthy minimum one way: SM H2D 35.0 of 63.02 = 0.56 on an H100 cluster (nvbandwidth#24), C2C D2H 0.67; a "
+     "link one generation down under load carries 0.5 of the rate"},
+    {Threshold::kHostErrorShareOfLinkRate, "host_error_share_of_link_rate", 0.25, "share",
+     "host-link-below-expected is an error below this share: less than a link of half the lanes or rate would carry",
+     "outlier GPU H2D 14.2 vs 56.7-57.1 GB/s on its peers = 0.23 of 63.02 (nvbandwidth#6); 0.5 x the 0.50 warning"},
+    {Threshold::kHostLatencyWarnNs, "host_latency_warn_ns", 2380, "ns",
+     "host-link-below-expected warns for a pointer chase into pinned host memory slower than this over PCIe",
+     "nvbandwidth host_device_latency_sm 1189.84 / 1191.65 ns on H200 PCIe Gen5 (2 x H200); twice that is an "
+     "extra hop or a loaded link, not jitter"},
+    {Threshold::kLocalCopyShareOfMemoryRate, "local_copy_share_of_memory_rate", 0.80, "share",
+     "hypothesis: a copy inside one GPU moves read + write traffic of at least this share of its memory bandwidth",
+     "nvbandwidth device_local_copy 2077.9-2081.4 GB/s x 2 (read + write) = 4156-4163 of H200's 4917 (NVML 3201 MHz "
+     "x 6144 bit) = 0.85; linkscope 1978.8 GB/s at 1 GiB on 1 x H200 = 0.80"},
 }};
 
 constexpr bool table_is_in_enum_order() {

@@ -39,6 +39,14 @@ enum class Threshold : std::size_t {
   kForeignMemoryMinBytes,
   kPredictionCompareMinBytes,
   kBusbwWarnShareOfPrediction,
+  kHostCeShareOfLinkRate,
+  kHostSmShareOfLinkRate,
+  kC2cShareOfLinkRate,
+  kHostBidirectionalFactor,
+  kHostWarnShareOfLinkRate,
+  kHostErrorShareOfLinkRate,
+  kHostLatencyWarnNs,
+  kLocalCopyShareOfMemoryRate,
   kCount
 };
 
@@ -46,7 +54,7 @@ struct ThresholdEntry {
   Threshold key;
   std::string_view name;    // stable spelling, shown in reports and docs
   double value;
-  std::string_view unit;    // "bytes", "share", "ratio", "percent", "seconds"
+  std::string_view unit;    // "bytes", "share", "ratio", "percent", "seconds", "ns"
   std::string_view meaning;
   std::string_view source;  // where the number comes from
 };

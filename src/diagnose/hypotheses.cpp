@@ -13,6 +13,8 @@ const std::vector<HypothesisRule>& all_hypothesis_rules() {
       {"busbw-reaches-link-share", &make_busbw_share, &judge_busbw_share},
       {"nccl-uses-predicted-transport", &make_nccl_transport, &judge_nccl_transport},
       {"nccl-model-busbw", &make_nccl_model_busbw, &judge_nccl_model_busbw},
+      {"host-link-reaches-share", &make_host_link_share, &judge_host_link_share},
+      {"local-copy-reaches-memory-share", &make_local_copy_share, &judge_local_copy_share},
   };
   return kRules;
 }

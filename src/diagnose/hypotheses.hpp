@@ -47,6 +47,10 @@ std::optional<Hypothesis> make_nccl_transport(const Evidence& evidence);
 void judge_nccl_transport(const Context& context, Hypothesis& hypothesis);
 std::optional<Hypothesis> make_nccl_model_busbw(const Evidence& evidence);
 void judge_nccl_model_busbw(const Context& context, Hypothesis& hypothesis);
+std::optional<Hypothesis> make_host_link_share(const Evidence& evidence);
+void judge_host_link_share(const Context& context, Hypothesis& hypothesis);
+std::optional<Hypothesis> make_local_copy_share(const Evidence& evidence);
+void judge_local_copy_share(const Context& context, Hypothesis& hypothesis);
 
 // Verdict helpers shared by the judges.
 void set_untested(Hypothesis& hypothesis, const std::string& why);

@@ -40,6 +40,7 @@ const std::vector<Rule>& all_rules() {
       {"bandwidth-below-expected", "copies or busbw at large sizes below the expected share of the link rate",
        &rule_bandwidth_below_expected},
       {"busbw-below-prediction", "a size far below the busbw NCCL's model predicts", &rule_busbw_below_prediction},
+      {"host-link-below-expected", "host copies or host latency of a GPU worse than its PCIe/C2C link allows", &rule_host_link_below_expected},
       {"host-differs", "hosts of one MPI job with a different driver, CUDA, NCCL, GPU count, links or NICs",
        &rule_host_differs},
       {"cross-host-slow", "a host, NIC or host pair slower than the others, or failing, between hosts",

@@ -40,6 +40,7 @@ std::optional<Finding> rule_noisy_measurement(const Context& context);
 std::optional<Finding> rule_pair_asymmetric(const Context& context);
 std::optional<Finding> rule_gpu_slow(const Context& context);
 std::optional<Finding> rule_bandwidth_below_expected(const Context& context);
+std::optional<Finding> rule_host_link_below_expected(const Context& context);
 std::optional<Finding> rule_host_differs(const Context& context);
 std::optional<Finding> rule_cross_host_slow(const Context& context);
 std::optional<Finding> rule_nccl_unavailable(const Context& context);

@@ -128,7 +128,10 @@ std::optional<LinkRate> pcie_link_rate(const Gpu& gpu) {
 
 std::optional<LinkRate> host_link_rate(const Gpu& gpu) {
   if (gpu.c2c && gpu.c2c->active_links > 0 && gpu.c2c->max_bw_gbps) {
-    return LinkRate{*gpu.c2c->max_bw_gbps, fmt::format("C2C {} links", gpu.c2c->active_links), LinkRate::Kind::kC2c};
+    // NVML's C2C_LINK_GET_MAX_BW is per link (GH200: 10 x 45 GB/s = 450 GB/s per direction); NCCL multiplies too.
+    const double per_link = *gpu.c2c->max_bw_gbps;
+    return LinkRate{per_link * gpu.c2c->active_links,
+                    fmt::format("C2C {} x {:g} GB/s", gpu.c2c->active_links, per_link), LinkRate::Kind::kC2c};
   }
   return pcie_link_rate(gpu);
 }

@@ -9,6 +9,7 @@
 
 #include "core/error.hpp"
 #include "core/text.hpp"
+#include "model/host_copy_kind.hpp"
 #include "diagnose/evidence.hpp"
 #include "diagnose/expectations.hpp"
 #include "diagnose/measured_summary.hpp"
@@ -80,8 +81,10 @@ MeasureMap measures_of(const Run& run) {
   if (run.measurements.p2p) {
     for (const auto& entry : run.measurements.p2p->host) {
       if (!entry.bandwidth_gbps) continue;
-      const std::string id = fmt::format("{} GPU{} at {}", entry.direction.empty() ? "?" : entry.direction, entry.gpu,
-                                         format_bytes(entry.bytes));
+      // CE one way keeps its older id, so runs saved before the other kinds still compare.
+      const std::string kind = model::host_copy_kind(entry) == "CE" ? "" : " " + model::host_copy_kind(entry);
+      const std::string id = fmt::format("{}{} GPU{} at {}", entry.direction.empty() ? "?" : entry.direction, kind,
+                                         entry.gpu, format_bytes(entry.bytes));
       map["host|" + id] = {entry.bandwidth_gbps->median, "GB/s", true, std::nullopt, "host", id};
     }
   }

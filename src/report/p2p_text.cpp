@@ -9,6 +9,7 @@
 
 #include "core/size.hpp"
 #include "core/text.hpp"
+#include "model/host_copy_kind.hpp"
 
 namespace linkscope::report {
 
@@ -312,22 +313,34 @@ void latency(std::string& out, const model::P2pResults& results) {
 
 void host(std::string& out, const model::P2pResults& results) {
   if (results.host.empty()) return;
-  out += fmt::format("\nHost <-> GPU, pinned memory by the copy engine, {} (GB/s median)\n",
-                     format_size(results.host.front().bytes));
-  out += fmt::format("{:>5} {:>10} {:>10}\n", "GPU", "h2d", "d2h");
-  std::vector<int> gpus;
+  // One row per GPU and kind of copy (CE one way unless SM or both-ways copies were measured too).
+  std::vector<std::pair<int, std::string>> rows;
+  bool only_ce = true;
   for (const auto& h : results.host) {
-    if (std::find(gpus.begin(), gpus.end(), h.gpu) == gpus.end()) gpus.push_back(h.gpu);
+    const std::pair<int, std::string> row{h.gpu, model::host_copy_kind(h)};
+    if (std::find(rows.begin(), rows.end(), row) == rows.end()) rows.push_back(row);
+    only_ce = only_ce && model::host_copy_kind(h) == "CE";
   }
-  for (int gpu : gpus) {
+  out += fmt::format("\nHost <-> GPU, pinned memory{}, {} (GB/s median)\n", only_ce ? " by the copy engine" : "",
+                     format_size(results.host.front().bytes));
+  if (only_ce) {
+    out += fmt::format("{:>5} {:>10} {:>10}\n", "GPU", "h2d", "d2h");
+  } else {
+    out += fmt::format("{:>5} {:<12} {:>10} {:>10}\n", "GPU", "copy", "h2d", "d2h");
+  }
+  for (const auto& [gpu, kind] : rows) {
     std::string cells[2] = {"-", "-"};
     for (const auto& h : results.host) {
-      if (h.gpu != gpu) continue;
+      if (h.gpu != gpu || model::host_copy_kind(h) != kind) continue;
       const int column = h.direction == "h2d" ? 0 : 1;
       cells[column] = h.bandwidth_gbps ? format_number(h.bandwidth_gbps->median) + (h.status == PointStatus::kWrong ? "!" : "")
                                        : status_cell(h.status);
     }
-    out += fmt::format("{:>5} {:>10} {:>10}\n", gpu, cells[0], cells[1]);
+    if (only_ce) {
+      out += fmt::format("{:>5} {:>10} {:>10}\n", gpu, cells[0], cells[1]);
+    } else {
+      out += fmt::format("{:>5} {:<12} {:>10} {:>10}\n", gpu, kind, cells[0], cells[1]);
+    }
   }
   for (const auto& h : results.host) {
     if (!h.reason.empty()) out += fmt::format("  {} GPU {}: {}\n", h.direction, h.gpu, h.reason);

@@ -139,7 +139,8 @@ void collect_collectives(ReportData& data) {
     if (ref.point->in_place) continue;
     const std::string name = series_name(ref);
     data.collective_rows.push_back({name, ref});
-    if (!ref.ok() || ref.point->bytes == 0) continue;
+    // A collective over one rank moves no data between GPUs: its "busbw" is 0 (or a local copy), not a curve.
+    if (!ref.ok() || ref.point->bytes == 0 || ref.series->nranks < 2) continue;
     auto& series = curves[name];
     series.name = name;
     series.points.push_back({ref.point->bytes, ref.busbw()});

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "core/text.hpp"
+#include "model/host_copy_kind.hpp"
 #include "diagnose/expectations.hpp"
 #include "diagnose/measured_summary.hpp"
 #include "model/link_rate.hpp"
@@ -179,9 +180,12 @@ Table asymmetry_table(const ReportData& data) {
 
 Table latency_table(const ReportData& data) {
   Table table{{"method", "src -> dst", "latency"}, {}};
+  const auto end = [](int endpoint) {
+    return endpoint == model::kHostEndpoint ? std::string("host") : fmt::format("GPU{}", endpoint);
+  };
   for (const auto& l : data.evidence.latency()) {
     const bool ok = l.latency_ns && l.status == model::PointStatus::kOk;
-    table.rows.push_back({text(l.method), text(fmt::format("GPU{} -> GPU{}", l.src, l.dst)),
+    table.rows.push_back({text(l.method), text(end(l.src) + " -> " + end(l.dst)),
                           ok ? number(format_number(l.latency_ns->median) + " ns")
                              : number(model::to_string(l.status), l.reason)});
   }
@@ -189,11 +193,11 @@ Table latency_table(const ReportData& data) {
 }
 
 Table host_copy_table(const ReportData& data) {
-  Table table{{"GPU", "direction", "size", "bandwidth"}, {}};
+  Table table{{"GPU", "direction", "copy", "size", "bandwidth"}, {}};
   if (!data.run.measurements.p2p) return table;
   for (const auto& entry : data.run.measurements.p2p->host) {
     table.rows.push_back({text(fmt::format("GPU{}", entry.gpu)), text(entry.direction.empty() ? "?" : entry.direction),
-                          number(format_bytes(entry.bytes)),
+                          text(model::host_copy_kind(entry)), number(format_bytes(entry.bytes)),
                           entry.bandwidth_gbps ? number(format_gbps(entry.bandwidth_gbps->median)) : number("n/a")});
   }
   return table;
@@ -359,6 +363,7 @@ Table expectations_table() {
   for (const auto& entry : diagnose::threshold_table()) {
     std::string value = entry.unit == "bytes" ? format_bytes(static_cast<std::uint64_t>(entry.value))
                         : entry.unit == "share" ? format_percent(entry.value)
+                        : entry.unit == "ns"    ? format_number(entry.value) + " ns"
                                                 : format_factor(entry.value);
     table.rows.push_back({text(std::string(entry.name)), number(value), text(std::string(entry.meaning)),
                           text(std::string(entry.source))});

@@ -95,10 +95,12 @@ TEST(LinkRate, NicPortsAndHostLinks) {
   EXPECT_FALSE(named_nic_rate(system, "mlx5_0:2").has_value());
   EXPECT_NEAR(host_link_rate(system.gpus.at(0))->gbps, 63.015, 0.001);
   json c2c = h200_system();
-  c2c["gpus"][0]["c2c"] = {{"active_links", 10}, {"max_bw_gbps", 450.0}};
+  // GH200: NVML reports 45000 MB/s per C2C link, 10 links (the <c2c bw="45000" count="10"/> NCCL writes).
+  c2c["gpus"][0]["c2c"] = {{"active_links", 10}, {"max_bw_gbps", 45.0}};
   const auto host = host_link_rate(typed(c2c).gpus.at(0));
   ASSERT_TRUE(host);
   EXPECT_DOUBLE_EQ(host->gbps, 450.0);
+  EXPECT_EQ(host->basis, "C2C 10 x 45 GB/s");
   EXPECT_EQ(host->kind, LinkRate::Kind::kC2c);
 }
 
