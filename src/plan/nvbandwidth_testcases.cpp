@@ -104,7 +104,8 @@ std::vector<NvbandwidthTestcase> build_table() {
     t.push_back(fan("one_to_all_read" + suffix, P::kFanIn, m, fan_read, "<-",
                     "the column GPU reads from every other GPU at once; total inbound rate"));
   }
-  t.push_back(one("host_device_latency_sm", P::kHostLatency, kSm, kRead, "memory latency SM CPU(row) <-> GPU(column) (ns)",
+  t.push_back(one("host_device_latency_sm", P::kHostLatency, kSm, kRead,
+                  "memory latency SM CPU(row) <-> GPU(column) (ns)",
                   "latency of one dependent load by a GPU thread from 2 MiB of pinned host memory"));
   auto latency = one("device_to_device_latency_sm", P::kDeviceLatency, kSm, kRead,
                      "Device to Device Latency SM GPU(row) <-> GPU(column) (ns)",

@@ -55,7 +55,9 @@ struct NvbandwidthTestcase {
   std::string summary;          // one line for --list-testcases
   bool all_gpus_rows = false;   // N x N (device-to-device); otherwise one row
   int min_gpus = 1;             // device-to-device patterns need a peer
-  bool latency() const { return pattern == TestcasePattern::kDeviceLatency || pattern == TestcasePattern::kHostLatency; }
+  bool latency() const {
+    return pattern == TestcasePattern::kDeviceLatency || pattern == TestcasePattern::kHostLatency;
+  }
   CellValue value() const;
 };
 

@@ -4,6 +4,7 @@
 #include "core/error.hpp"
 #include "model/p2p.hpp"
 #include "report/nvbandwidth_text.hpp"
+#include "report/p2p_text.hpp"
 
 namespace linkscope::model {
 namespace {
@@ -112,6 +113,14 @@ TEST(P2pTestcases, TextListsFailedCellsAfterTheMatrix) {
   const std::string text = report::render_testcases_text({t});
   EXPECT_NE(text.find(" 1       N/A       N/A\n"), std::string::npos) << text;
   EXPECT_NE(text.find("note: cell [1,0] error: cudaMemcpyAsync: out of memory\n"), std::string::npos) << text;
+}
+
+TEST(P2pTestcases, ASavedTestcaseRunRendersInTheSameLayout) {
+  P2pResults results;
+  results.testcases = {two_gpu_read()};
+  const std::string text = report::render_p2p_text(results);
+  EXPECT_EQ(text, report::render_testcases_text(results.testcases));
+  EXPECT_EQ(text.rfind("Running device_to_device_memcpy_read_ce.\n", 0), 0u);
 }
 
 }  // namespace
