@@ -223,15 +223,15 @@ log "building nvbandwidth from $src (NVML from $nvml_dir)"
 ) > "$out/build.log" 2>&1 || { log "nvbandwidth did not build (see build.log)"; exit 1; }
 
 # ---- the runs --------------------------------------------------------------------------------------------------
-# Every testcase nvbandwidth v0.8 runs on one GPU (the device-to-device ones are waived there, by both tools).
-host_cases=$("$LINKSCOPE" p2p --list-testcases | sed -n 's/^[0-9]*, \(.*\):$/\1/p')
+# Every testcase of the table; the device-to-device ones are waived on one GPU by both tools.
+testcases=$("$LINKSCOPE" p2p --list-testcases | sed -n 's/^[0-9]*, \(.*\):$/\1/p')
 # nvbandwidth binds itself to each GPU's NUMA node before allocating host memory; linkscope is given that node.
 bdf=$(nvidia-smi --query-gpu=pci.bus_id --format=csv,noheader -i 0 | tr 'A-F' 'a-f' | sed 's/^0000\(....:\)/\1/')
 node=$(cat "/sys/bus/pci/devices/$bdf/numa_node" 2>/dev/null || echo -1)
 cpu_node=()
 [ "$node" -ge 0 ] 2>/dev/null && cpu_node=(--cpu-node "$node")
 ls_args=()
-for t in $host_cases; do ls_args+=(--testcase "$t"); done
+for t in $testcases; do ls_args+=(--testcase "$t"); done
 status=0
 for round in 1 2; do
   log "round $round: linkscope"
