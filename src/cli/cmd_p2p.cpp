@@ -13,11 +13,13 @@
 #include "core/sweep.hpp"
 #include "discover/cpu_list.hpp"
 #include "measure/p2p_engine.hpp"
+#include "plan/nvbandwidth_testcases.hpp"
 #include "plan/p2p_options.hpp"
 #include "plan/pair_spec.hpp"
 #include "platform/cpu_affinity.hpp"
 #include "platform/cuda_device_info.hpp"
 #include "model/run_file.hpp"
+#include "report/nvbandwidth_text.hpp"
 #include "report/p2p_text.hpp"
 
 namespace linkscope::cli {
@@ -33,6 +35,9 @@ struct P2pOptions {
   bool allow_staged = false;
   std::string measure = "copy,latency,host";
   std::string host_size;
+  std::vector<std::string> testcases;
+  bool list_testcases = false;
+  std::string buffer_size;
   plan::CopyCommandOptions common;
   plan::P2pTuningOptions tuning;
 };
@@ -77,7 +82,37 @@ int exit_code_for(bool wrong, bool timeout, bool error) {
   return to_int(ExitCode::kOk);
 }
 
-int run_p2p_command(const P2pOptions& o, const std::vector<std::string>& argv) {
+// The options that shape curves, latency and host copies; nvbandwidth's testcases define their own copies.
+constexpr const char* kCurveOptions[] = {"--pairs", "--bidirectional", "--measure", "--host-size", "--method",
+                                         "--allow-staged", "--mode", "--minbytes", "--maxbytes", "--stepfactor",
+                                         "--stepbytes"};
+
+// --testcase / --list-testcases / --buffer-size: checked without a GPU (exit 2).
+void apply_testcase_options(const P2pOptions& o, const CLI::App& app, plan::P2pRequest& request) {
+  if (o.testcases.empty()) {
+    if (!o.buffer_size.empty()) throw UsageError("--buffer-size applies to --testcase only (curves use -b/-e)");
+    return;
+  }
+  for (const char* option : kCurveOptions) {
+    if (app.count(option) > 0) {
+      throw UsageError(fmt::format("{} does not apply to --testcase (nvbandwidth's testcases define their copies; "
+                                   "-d/--devices picks the GPUs, --buffer-size the bytes)", option));
+    }
+  }
+  for (const auto* testcase : plan::select_testcases(o.testcases)) request.testcases.push_back(testcase->name);
+  if (!o.buffer_size.empty()) {
+    request.testcase_bytes = parse_size(o.buffer_size, "--buffer-size");
+    if (request.testcase_bytes == 0 || request.testcase_bytes % 16 != 0) {
+      throw UsageError(fmt::format("--buffer-size {}: must be a positive multiple of 16 bytes", o.buffer_size));
+    }
+  }
+}
+
+int run_p2p_command(const P2pOptions& o, const CLI::App& app, const std::vector<std::string>& argv) {
+  if (o.list_testcases) {
+    write_stdout(plan::list_testcases_text());
+    return to_int(ExitCode::kOk);
+  }
   if (const auto code = run_on_every_host(argv)) return *code;  // under mpirun/srun: once per host
   // Everything that can be checked without a GPU first (exit 2), then the driver (exit 3).
   plan::P2pRequest request;
@@ -112,13 +147,16 @@ int run_p2p_command(const P2pOptions& o, const std::vector<std::string>& argv) {
   request.span_sync = plan::span_sync_from_string(o.tuning.span_sync);
   plan::check_output_options(o.common);
   request.cpu_node = o.common.cpu_node;
+  apply_testcase_options(o, app, request);
   request.cpu_list = bind_cpu_node(o.common.cpu_node);
 
   const int count = platform::require_cuda_devices();
   std::vector<std::string> notes;
   if (devices.empty()) devices = plan::first_devices(count);
   plan::check_in_range(devices, count);
-  if (pairs.empty()) {
+  if (!request.testcases.empty()) {
+    request.testcase_gpus = devices;
+  } else if (pairs.empty()) {
     pairs = plan::all_directed_pairs(devices);
     if (devices.size() == 1) {
       notes.push_back(fmt::format("only one GPU ({}): nothing to pair; measured its local copy", devices.front()));
@@ -150,9 +188,18 @@ int run_p2p_command(const P2pOptions& o, const std::vector<std::string>& argv) {
       run.record_error(fmt::format("host {} GPU {}", h.direction, h.gpu), h.reason);
     }
   }
+  for (const auto& t : results.testcases) {
+    for (const auto& c : t.cells) {
+      if (c.status == model::PointStatus::kError || c.status == model::PointStatus::kTimeout) {
+        run.record_error(fmt::format("testcase {} cell [{},{}]", t.name, c.row, c.column), c.reason);
+      }
+    }
+  }
   run.measurements.p2p = results;
   if (!o.common.output.empty()) model::write_run_file(o.common.output, run);
-  write_stdout(o.common.format == "json" ? model::run_text(run) : report::render_p2p_text(results));
+  const std::string text = request.testcases.empty() ? report::render_p2p_text(results)
+                                                     : report::render_testcases_text(results.testcases);
+  write_stdout(o.common.format == "json" ? model::run_text(run) : text);
   return exit_code_for(model::total_wrong(results) > 0, model::any_status(results, model::PointStatus::kTimeout),
                        model::any_status(results, model::PointStatus::kError));
 }
@@ -175,10 +222,15 @@ Command add_p2p_command(CLI::App& parent, const std::vector<std::string>& argv) 
   app->add_flag("--allow-staged", options->allow_staged, "Without peer access, measure host-staged copies instead of N/A");
   app->add_option("--measure", options->measure, "Parts to measure: copy,latency,host (default all three)");
   app->add_option("--host-size", options->host_size, "Size of host<->GPU copies (default: largest size, at most 256M)");
+  app->add_option("--testcase", options->testcases,
+                  "Run this nvbandwidth testcase (repeatable; exactly these, nothing else; see --list-testcases)")
+      ->allow_extra_args(false);
+  app->add_flag("--list-testcases", options->list_testcases, "List nvbandwidth's testcases that --testcase runs");
+  app->add_option("--buffer-size", options->buffer_size, "Bytes per copy of --testcase (default 512M, as nvbandwidth)");
   plan::add_copy_command_options(*app, options->common);
   app->get_option("--output")->check(non_empty_path());
   plan::add_p2p_tuning_options(*app, options->tuning);
-  command.run = [options, argv] { return run_p2p_command(*options, argv); };
+  command.run = [options, argv, app] { return run_p2p_command(*options, *app, argv); };
   return command;
 }
 

@@ -11,16 +11,6 @@
 
 namespace linkscope::measure {
 
-namespace {
-
-void* device_view(const platform::PinnedHostBuffer& buffer, int device) {
-  platform::ScopedDevice scope(device);
-  void* pointer = nullptr;
-  LINKSCOPE_CUDA_CHECK(cudaHostGetDevicePointer(&pointer, buffer.get(), 0));
-  return pointer;
-}
-
-}  // namespace
 
 std::vector<model::HostPoint> measure_host_copies(const std::vector<int>& gpus, std::uint64_t bytes,
                                                  std::uint32_t host_seed, bool verify,
@@ -44,7 +34,7 @@ std::vector<model::HostPoint> measure_host_copies(const std::vector<int>& gpus, 
     host_src.emplace(plan::buffer_bytes_for(bytes));
     host_dst.emplace(plan::buffer_bytes_for(bytes));
     platform::ScopedDevice scope(gpus.front());
-    launch_fill_pattern(device_view(*host_src, gpus.front()), bytes, host_seed, nullptr);
+    launch_fill_pattern(host_src->device_view(gpus.front()), bytes, host_seed, nullptr);
     LINKSCOPE_CUDA_CHECK(cudaDeviceSynchronize());
   } catch (const Error& e) {
     for (auto& h : points) {
@@ -70,7 +60,7 @@ std::vector<model::HostPoint> measure_host_copies(const std::vector<int>& gpus, 
         t.src = gpu.src;
         t.src_device = h.gpu;
         t.dst = host_dst->get();
-        t.check_dst = device_view(*host_dst, h.gpu);
+        t.check_dst = host_dst->device_view(h.gpu);
         t.seed = gpu.src_seed;
       }
       CopySession session({t}, gate, verify);

@@ -6,6 +6,7 @@
 
 #include "core/error.hpp"
 #include "core/size.hpp"
+#include "measure/split_warp_copy.hpp"
 #include "measure/verify_pattern.hpp"
 #include "plan/p2p_plan.hpp"
 #include "platform/cuda_check.hpp"
@@ -32,6 +33,9 @@ CopySession::CopySession(std::vector<Transfer> transfers, LaunchGate& gate, bool
     if (t.kind == TransferKind::kSmKernel && (t.kernel == nullptr || t.kernel->device() != t.initiator)) {
       throw Error(ExitCode::kInternal, "SM transfer without a kernel for its initiator");
     }
+    if (verify_ && t.kind == TransferKind::kSmSplitWarp) {
+      throw Error(ExitCode::kInternal, "a split-warp transfer is verified by its caller, not by the session");
+    }
     lanes_.push_back(std::make_unique<Lane>(t));
   }
   span_start_ = std::make_unique<platform::Event>(transfers_.front().initiator);
@@ -41,6 +45,10 @@ CopySession::CopySession(std::vector<Transfer> transfers, LaunchGate& gate, bool
 CopySession::~CopySession() = default;
 
 void CopySession::enqueue(const Transfer& t, cudaStream_t stream, int ops) const {
+  if (t.kind == TransferKind::kSmSplitWarp) {  // always one launch per sample, as nvbandwidth's loop in the kernel
+    launch_split_warp_copy(const_cast<void*>(t.src), t.dst, t.bytes, static_cast<std::uint32_t>(ops), stream);
+    return;
+  }
   if (t.kind == TransferKind::kSmKernel && t.repeat_in_kernel) {
     t.kernel->launch(t.src, t.dst, t.bytes, stream, static_cast<std::uint32_t>(ops));
     return;
@@ -56,6 +64,8 @@ void CopySession::enqueue(const Transfer& t, cudaStream_t stream, int ops) const
       case TransferKind::kSmKernel:
         t.kernel->launch(t.src, t.dst, t.bytes, stream);
         break;
+      case TransferKind::kSmSplitWarp:
+        break;  // enqueued above
     }
   }
 }

@@ -17,6 +17,8 @@ enum class TransferKind {
   kCopyEngine,  // cudaMemcpyAsync on the initiator's stream (peer access enabled, or host memory)
   kStaged,      // cudaMemcpyPeerAsync without peer access: the driver stages through host memory
   kSmKernel,    // SmCopyKernel on the initiator
+  kSmSplitWarp, // split_warp_copy.hpp on the initiator: src and dst swap alternate segments (verify=false; the
+                // caller checks both buffers, see prepare_split_warp_buffers)
 };
 
 // One directed copy that a sample repeats `ops` times on its own stream.
@@ -29,6 +31,7 @@ struct Transfer {
   int dst_device = -1;
   std::uint64_t bytes = 0;
   const SmCopyKernel* kernel = nullptr;  // kSmKernel only; must belong to `initiator`
+                                         // (src and dst: pointers as the initiator addresses them)
   bool repeat_in_kernel = false;       // kSmKernel: a sample's ops run in one launch (SmCopyKernel::repeats_in_kernel)
   std::uint32_t seed = 0;              // pattern the source holds
   int check_device = 0;                // GPU that poisons and verifies the destination

@@ -19,6 +19,18 @@ platform::DeviceBuffer make_chase_chain(int owner, plan::ChaseOrder order, std::
   return chain;
 }
 
+platform::PinnedHostBuffer make_host_chase_chain(int reader, plan::ChaseOrder order, std::uint64_t footprint_bytes,
+                                                 std::uint32_t seed) {
+  platform::PinnedHostBuffer chain(footprint_bytes);
+  std::fill_n(chain.as<unsigned char>(), footprint_bytes, 0);
+  const auto base = reinterpret_cast<std::uint64_t>(chain.device_view(reader));
+  const auto links = build_chase_links(base, footprint_bytes, order, seed);
+  auto* words = chain.as<std::uint64_t>();
+  constexpr std::uint64_t kWordsPerNode = plan::kChaseNodeBytes / sizeof(std::uint64_t);
+  for (std::size_t node = 0; node < links.size(); ++node) words[node * kWordsPerNode] = links[node];
+  return chain;
+}
+
 Summary sample_pointer_chase(int reader, const void* chain, const plan::ChaseSpec& spec, LaunchGate& gate,
                              const SamplingPolicy& policy) {
   platform::DeviceBuffer cursor(reader, sizeof(std::uint64_t));

@@ -12,6 +12,11 @@ namespace linkscope::measure {
 platform::DeviceBuffer make_chase_chain(int owner, plan::ChaseOrder order, std::uint64_t footprint_bytes,
                                         std::uint32_t seed);
 
+// The same chain in pinned host memory (host_device_latency_sm), written by the host with the addresses `reader`
+// uses for it. Pass device_pointer(reader) of the result to sample_pointer_chase.
+platform::PinnedHostBuffer make_host_chase_chain(int reader, plan::ChaseOrder order, std::uint64_t footprint_bytes,
+                                                 std::uint32_t seed);
+
 // Nanoseconds per dependent load of a kernel on `reader` following `chain` (any GPU's memory the reader can
 // access) with `spec.load`: one untimed lap first (at most kChaseMaxWarmupSteps loads; brings the chain into the
 // owner's L2 where it fits and the translations into the reader's TLBs), then gated samples of

@@ -15,6 +15,7 @@
 #include "measure/latency_chase.hpp"
 #include "measure/latency_probe.hpp"
 #include "measure/launch_gate.hpp"
+#include "measure/testcase_engine.hpp"
 #include "measure/verify_pattern.hpp"
 #include "platform/cuda_check.hpp"
 #include "platform/cuda_device_info.hpp"
@@ -45,7 +46,7 @@ class P2pRun {
     devices_ = plan::devices_of(request_.pairs);
     for (int d : devices_) results_.devices.push_back(describe_device(d));
     check_memory();
-    prepare_peer_access();
+    access_ = platform::enable_peer_access_among(devices_);
     allocate_buffers();
     for (int d : devices_) preload_sample_kernels(d, gate_);
     if (request_.measure_copy) measure_copies();
@@ -75,23 +76,6 @@ class P2pRun {
       const std::string shortfall = plan::memory_shortfall(device, needed, memory.free_bytes, kContextMarginBytes,
                                                            fmt::format("size {}", format_size(largest)));
       if (!shortfall.empty()) throw UsageError(shortfall);
-    }
-  }
-
-  void prepare_peer_access() {
-    for (int a : devices_) {
-      for (int b : devices_) {
-        if (a == b) continue;
-        auto access = platform::query_peer_access(a, b);
-        if (access.possible) {
-          try {
-            platform::enable_peer_access(a, b);
-          } catch (const Error& e) {
-            access = {false, fmt::format("no peer access: enabling GPU {} -> GPU {} failed: {}", a, b, e.what())};
-          }
-        }
-        access_[{a, b}] = access;
-      }
     }
   }
 
@@ -387,7 +371,15 @@ model::DeviceInfo describe_device(int device) {
 }
 
 model::P2pResults run_p2p(const plan::P2pRequest& request, const ProgressCallback& progress) {
-  return P2pRun(request, progress).run();
+  if (request.testcases.empty()) return P2pRun(request, progress).run();
+  model::P2pResults results;
+  results.request = request;
+  if (results.request.testcase_gpus.empty()) {
+    results.request.testcase_gpus = plan::first_devices(platform::require_cuda_devices());
+  }
+  for (int d : results.request.testcase_gpus) results.devices.push_back(describe_device(d));
+  results.testcases = run_testcases(results.request, progress);
+  return results;
 }
 
 }  // namespace linkscope::measure

@@ -15,6 +15,8 @@ using ProgressCallback = std::function<void(const std::string&)>;
 // small-CE-copy latency per pair, and pinned host <-> GPU copies. Pairs without peer access become `na` points
 // with the reason (or host-staged copies with allow_staged); a failing point is recorded and the rest goes on.
 //
+// With request.testcases: nvbandwidth's testcases only (measure/testcase_engine.hpp), in results.testcases.
+//
 // Throws UsageError (exit 2) for a GPU id out of range or buffers larger than free memory (checked with
 // cudaMemGetInfo before allocating), DeviceError (exit 3) when there is no usable GPU.
 model::P2pResults run_p2p(const plan::P2pRequest& request, const ProgressCallback& progress);

@@ -112,6 +112,9 @@ std::uint64_t total_wrong(const P2pResults& results) {
   std::uint64_t wrong = 0;
   for (const auto& p : results.points) wrong += p.wrong;
   for (const auto& h : results.host) wrong += h.wrong;
+  for (const auto& t : results.testcases) {
+    for (const auto& c : t.cells) wrong += c.wrong;
+  }
   return wrong;
 }
 
@@ -119,6 +122,7 @@ bool any_status(const P2pResults& results, PointStatus status) {
   for (const auto& p : results.points) if (p.status == status) return true;
   for (const auto& l : results.latency) if (l.status == status) return true;
   for (const auto& h : results.host) if (h.status == status) return true;
+  for (const auto& t : results.testcases) if (t.status == status) return true;
   return false;
 }
 
@@ -149,6 +153,13 @@ nlohmann::json to_json(const DeviceInfo& d) {
 DeviceInfo device_info_from_json(const JsonReader& d) {
   return {d.small_int("id").value_or(0), d.string_or("name"),           d.string_or("pci_bdf"),
           d.string_or("uuid"),           d.small_int("sm_count").value_or(0), d.string_or("compute_capability")};
+}
+
+PointStatus point_status_from_json(const JsonReader& item) {
+  const std::string text = item.string_or("status", "error");
+  const auto status = point_status_from_string(text);
+  if (to_string(status) != text) item.fail("status", "unknown status '" + text + "' (ok, na, wrong, error, timeout)");
+  return status;
 }
 
 nlohmann::json to_json(const P2pResults& results) {
@@ -205,17 +216,15 @@ nlohmann::json to_json(const P2pResults& results) {
   out["asymmetry"] = asymmetry;
   out["wrong"] = total_wrong(results);
   out["notes"] = results.notes;
+  if (!results.testcases.empty()) {
+    nlohmann::json testcases = nlohmann::json::array();
+    for (const auto& t : results.testcases) testcases.push_back(to_json(t));
+    out["testcases"] = testcases;
+  }
   return with_extras(std::move(out), results.extra);
 }
 
 namespace {
-
-PointStatus status_from(const JsonReader& item) {
-  const std::string text = item.string_or("status", "error");
-  const auto status = point_status_from_string(text);
-  if (to_string(status) != text) item.fail("status", "unknown status '" + text + "' (ok, na, wrong, error, timeout)");
-  return status;
-}
 
 CopyPoint copy_point_from(const JsonReader& item) {
   CopyPoint p;
@@ -237,7 +246,7 @@ CopyPoint copy_point_from(const JsonReader& item) {
   p.cv = item.number("cv").value_or(0.0);
   p.ci_relative = item.number("ci_relative").value_or(0.0);
   p.wrong = item.count("wrong").value_or(0);
-  p.status = status_from(item);
+  p.status = point_status_from_json(item);
   p.reason = item.string_or("reason");
   p.latency_dominated = item.boolean("latency_dominated").value_or(false);
   p.extra = item.extras();
@@ -267,7 +276,7 @@ P2pResults p2p_results_from_json(const JsonReader& section) {
     l.latency_ns = stat3_from_json(item, "latency_ns");
     l.samples = item.count("samples").value_or(0);
     l.cv = item.number("cv").value_or(0.0);
-    l.status = status_from(item);
+    l.status = point_status_from_json(item);
     l.reason = item.string_or("reason");
     l.extra = item.extras();
     results.latency.push_back(l);
@@ -283,7 +292,7 @@ P2pResults p2p_results_from_json(const JsonReader& section) {
     h.bandwidth_gbps = stat3_from_json(item, "bandwidth_gbps");
     h.cv = item.number("cv").value_or(0.0);
     h.wrong = item.count("wrong").value_or(0);
-    h.status = status_from(item);
+    h.status = point_status_from_json(item);
     h.reason = item.string_or("reason");
     h.extra = item.extras();
     results.host.push_back(h);
@@ -291,6 +300,7 @@ P2pResults p2p_results_from_json(const JsonReader& section) {
   // Derived when written: asymmetry and the wrong total.
   section.skip({"asymmetry", "wrong"});
   results.notes = section.strings("notes");
+  for (const auto& item : section.array("testcases")) results.testcases.push_back(testcase_result_from_json(item));
   results.extra = section.extras();
   return results;
 }

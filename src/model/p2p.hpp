@@ -8,6 +8,7 @@
 
 #include "core/statistics.hpp"
 #include "model/json_read.hpp"
+#include "model/p2p_testcases.hpp"
 #include "plan/p2p_plan.hpp"
 
 namespace linkscope::model {
@@ -24,6 +25,8 @@ Stat3 stat3_of(const Summary& summary);
 enum class PointStatus { kOk, kNa, kWrong, kError, kTimeout };
 std::string to_string(PointStatus status);
 PointStatus point_status_from_string(const std::string& text);
+// The item's "status" (missing: error); a string that is no status is an InputError naming the field.
+PointStatus point_status_from_json(const JsonReader& item);
 
 // One size of one directed copy.
 struct CopyPoint {
@@ -110,6 +113,7 @@ struct P2pResults {
   std::vector<LatencyPoint> latency;
   std::vector<HostPoint> host;
   std::vector<std::string> notes;   // e.g. "only one GPU: nothing to pair; local copy measured"
+  std::vector<TestcaseResult> testcases;  // --testcase: nvbandwidth's testcases (model/p2p_testcases.hpp)
   nlohmann::json extra;             // fields of a newer document, kept
 };
 

@@ -226,7 +226,7 @@ nlohmann::json to_json(const P2pRequest& request) {
   }
   nlohmann::json pairs = nlohmann::json::array();
   for (const auto& pair : request.pairs) pairs.push_back(to_string(pair));
-  return {{"methods", methods},
+  nlohmann::json out = {{"methods", methods},
           {"sm_mode", mode_name(request.initiator)},
           {"initiator", initiator_name(request.initiator)},
           {"bidirectional", request.bidirectional},
@@ -251,6 +251,12 @@ nlohmann::json to_json(const P2pRequest& request) {
           {"pointer_chases", chases},
           {"cpu_node", request.cpu_node ? nlohmann::json(*request.cpu_node) : nlohmann::json(nullptr)},
           {"cpu_list", request.cpu_list}};
+  if (!request.testcases.empty()) {
+    out["testcases"] = request.testcases;
+    out["testcase_gpus"] = request.testcase_gpus;
+    out["testcase_bytes"] = request.testcase_bytes > 0 ? nlohmann::json(request.testcase_bytes) : nlohmann::json(nullptr);
+  }
+  return out;
 }
 
 P2pRequest p2p_request_from_json(const nlohmann::json& document) {
@@ -314,6 +320,9 @@ P2pRequest p2p_request_from_json(const nlohmann::json& document) {
   }
   if (config.contains("cpu_node") && config["cpu_node"].is_number_integer()) request.cpu_node = config["cpu_node"].get<int>();
   request.cpu_list = config.value("cpu_list", std::string());
+  request.testcases = config.value("testcases", std::vector<std::string>{});
+  request.testcase_gpus = config.value("testcase_gpus", std::vector<int>{});
+  request.testcase_bytes = config.value("testcase_bytes", std::uint64_t{0});
   return request;
 }
 

@@ -178,6 +178,11 @@ struct P2pRequest {
   SpanSync span_sync = SpanSync::kFlag;
   std::optional<int> cpu_node;
   std::string cpu_list;          // the CPUs the submitting thread was bound to ("" when not bound)
+  // --testcase: nvbandwidth's testcases (plan/nvbandwidth_testcases.hpp) instead of curves, latency and host
+  // copies, over `testcase_gpus` (the matrix columns), each copy of `testcase_bytes` (0: nvbandwidth's default).
+  std::vector<std::string> testcases;
+  std::vector<int> testcase_gpus;
+  std::uint64_t testcase_bytes = 0;
 
   std::uint64_t max_bytes() const;
   std::uint64_t resolved_host_bytes() const;

@@ -49,6 +49,13 @@ PinnedHostBuffer::PinnedHostBuffer(std::size_t bytes) : bytes_(bytes) {
 
 PinnedHostBuffer::~PinnedHostBuffer() { release(); }
 
+void* PinnedHostBuffer::device_view(int device) const {
+  ScopedDevice scope(device);
+  void* pointer = nullptr;
+  LINKSCOPE_CUDA_CHECK(cudaHostGetDevicePointer(&pointer, pointer_, 0));
+  return pointer;
+}
+
 PinnedHostBuffer::PinnedHostBuffer(PinnedHostBuffer&& other) noexcept
     : pointer_(std::exchange(other.pointer_, nullptr)), bytes_(other.bytes_) {}
 

@@ -58,6 +58,8 @@ class PinnedHostBuffer {
   template <typename T>
   T* as() const { return static_cast<T*>(pointer_); }
   std::size_t size() const { return bytes_; }
+  // The buffer as kernels on `device` address it (it is mapped).
+  void* device_view(int device) const;
 
  private:
   void release() noexcept;

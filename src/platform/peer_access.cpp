@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "core/error.hpp"
 #include "platform/cuda_check.hpp"
 #include "platform/cuda_resources.hpp"
 
@@ -34,6 +35,25 @@ void enable_peer_access(int accessor, int owner) {
     return;
   }
   LINKSCOPE_CUDA_CHECK(status);
+}
+
+std::map<std::pair<int, int>, PeerAccess> enable_peer_access_among(const std::vector<int>& devices) {
+  std::map<std::pair<int, int>, PeerAccess> access;
+  for (int a : devices) {
+    for (int b : devices) {
+      if (a == b) continue;
+      auto pair = query_peer_access(a, b);
+      if (pair.possible) {
+        try {
+          enable_peer_access(a, b);
+        } catch (const Error& e) {
+          pair = {false, fmt::format("no peer access: enabling GPU {} -> GPU {} failed: {}", a, b, e.what())};
+        }
+      }
+      access[{a, b}] = pair;
+    }
+  }
+  return access;
 }
 
 }  // namespace linkscope::platform

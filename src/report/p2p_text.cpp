@@ -10,6 +10,7 @@
 #include "core/size.hpp"
 #include "core/text.hpp"
 #include "model/host_copy_kind.hpp"
+#include "report/nvbandwidth_text.hpp"
 
 namespace linkscope::report {
 
@@ -377,6 +378,8 @@ std::string p2p_request_text(const plan::P2pRequest& r) {
 }
 
 std::string render_p2p_text(const model::P2pResults& results) {
+  // A --testcase run measured nvbandwidth's testcases only: its own layout.
+  if (!results.testcases.empty()) return render_testcases_text(results.testcases);
   std::string out;
   header(out, results);
   std::vector<Series> series;
