@@ -12,7 +12,7 @@
 #
 # nvbandwidth needs nvml.h and Boost.Program_options, which the GPU image may lack: the script writes, into a
 # temporary folder, a header declaring the five NVML functions nvbandwidth calls (their ABI values as
-# src/discover/nvml_api.hpp has them) and, when no Boost headers are installed, a small stand-in for the part of
+# src/discover/nvml_api.hpp has them) and, when Boost.Program_options cannot be linked, a small stand-in for the part of
 # program_options nvbandwidth's main() uses. Both are written here, at run time, by this script.
 #
 # What comes back (nvbandwidth_side_by_side.tar): nvbandwidth-{1,2}.txt, linkscope-{1,2}.txt/.json/.log,
@@ -66,7 +66,12 @@ nvmlReturn_t nvmlDeviceSetCpuAffinity(nvmlDevice_t device);
 }
 #endif
 EOF
-if [ ! -e /usr/include/boost/program_options.hpp ]; then
+# The stand-in unless Boost.Program_options can be linked too (the GPU image has Boost's headers but not the
+# library: the first run failed to link).
+boost_lib=
+if [ -e /usr/include/boost/program_options.hpp ] && ldconfig -p | grep -q 'libboost_program_options\.so '; then
+  boost_lib=-lboost_program_options
+else
   # The calls nvbandwidth's main() makes: options_description with add_options()(...) and add(), value<T>(&v) with
   # default_value and multitoken, bool_switch, variables_map::count, store, notify, parse_command_line, and
   # printing the options for --help. Long names ("--testcase x y") and short ones ("-t x"), as Boost parses them.
@@ -219,7 +224,7 @@ log "building nvbandwidth from $src (NVML from $nvml_dir)"
   for p in "${pids[@]}"; do wait "$p" || rc=1; done
   [ $rc -eq 0 ] || exit 1
   "$CUDA_HOME/bin/nvcc" -arch=sm_90 -o "$bin" "$work"/*.o -L"$CUDA_HOME/lib64/stubs" -lcuda -L"$nvml_dir" \
-    -l:libnvidia-ml.so.1
+    -l:libnvidia-ml.so.1 $boost_lib
 ) > "$out/build.log" 2>&1 || { log "nvbandwidth did not build (see build.log)"; exit 1; }
 
 # ---- the runs --------------------------------------------------------------------------------------------------

@@ -17,6 +17,8 @@
 #include "diagnose/diagnose.hpp"
 #include "diagnose/rules.hpp"
 #include "model/run_file.hpp"
+#include "model/prediction.hpp"
+#include "topo/prediction_view.hpp"
 #include "topo/topology_model.hpp"
 
 namespace linkscope::diagnose {
@@ -78,7 +80,14 @@ model::Run topology_run(const std::string& spec) {
 model::Run case_run(const Case& c) {
   if (c.input.rfind("xml:", 0) == 0) return topology_run(c.input.substr(4));
   nlohmann::json document = read_json(c.input);
+  // "prediction_from": a topology XML whose NCCL model (graphs, tuning) the case's run carries, as the doctor
+  // records it live, for the rules that compare with NCCL's own prediction.
+  const std::string prediction_from = document.value("prediction_from", "");
   if (document.contains("patch")) document = read_json(document["base"].get<std::string>()).patch(document["patch"]);
+  if (!prediction_from.empty()) {
+    const auto topology = topo::load_topology_file(kTests + prediction_from, Environment{});
+    model::put_prediction(document["model"], topo::predict_topology(topology, Environment{}));
+  }
   return model::run_from_json(document, c.input);
 }
 
