@@ -10,6 +10,7 @@
 
 #include "core/environment.hpp"
 #include "core/error.hpp"
+#include "model/topology_view.hpp"
 #include "topo/topology_model.hpp"
 
 // libFuzzer's default (entropic) scheduler spends ~90% of the time bookkeeping this target's many coverage
@@ -45,7 +46,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     const auto model = linkscope::topo::load_topology_string(text, "fuzz.xml", env);
     const std::size_t bytes = linkscope::topo::render_nccl_log(model).size() +
                               linkscope::topo::render_topology_text(model).size() +
-                              linkscope::topo::model_to_json(model).dump().size();
+                              linkscope::model::to_json(linkscope::topo::topology_view(model)).dump().size();
     if (bytes == 0) __builtin_trap();  // every rendering prints at least its header
   } catch (const linkscope::Error&) {
   }
