@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "core/cuda_version.hpp"
 #include "core/text.hpp"
 
 namespace linkscope::cluster {
@@ -16,7 +17,7 @@ std::string unknown(const std::string& reason) { return reason.empty() ? "unknow
 // 13000 -> "13.0"
 std::string version_text(const std::optional<int>& version) {
   if (!version) return "unknown";
-  return fmt::format("{}.{}", *version / 1000, (*version % 1000) / 10);
+  return cuda_version_text(*version);
 }
 
 // Every GPU the host has, visible to CUDA or not, in NVML index order when known.

@@ -3,6 +3,7 @@
 // nvml-unavailable: CUDA works but NVML does not: the copies are measured, NVML's facts are missing.
 #include <fmt/format.h>
 
+#include "core/cuda_version.hpp"
 #include "diagnose/rules.hpp"
 
 namespace linkscope::diagnose {
@@ -51,10 +52,8 @@ std::optional<Finding> rule_nvml_unavailable(const Context& context) {
   finding.severity = Severity::kWarning;
   finding.evidence.push_back("NVML: " + (system.driver.reason.empty() ? std::string("unavailable") : system.driver.reason));
   finding.evidence.push_back(fmt::format("CUDA: {} device(s), driver supports CUDA {}", system.cuda.device_count,
-                                         system.cuda.driver_version
-                                             ? fmt::format("{}.{}", *system.cuda.driver_version / 1000,
-                                                           *system.cuda.driver_version % 1000 / 10)
-                                             : std::string("?")));
+                                         system.cuda.driver_version ? cuda_version_text(*system.cuda.driver_version)
+                                                                    : std::string("?")));
   finding.numbers = {{"cuda_device_count", system.cuda.device_count}};
   finding.title = fmt::format("NVML cannot be used although CUDA sees {} GPU(s): NVML's facts are missing",
                               system.cuda.device_count);

@@ -1,6 +1,7 @@
 // gpu-count-mismatch: NVML (all GPUs of the machine) and CUDA (what this process may use) disagree.
 #include <fmt/format.h>
 
+#include "core/cuda_version.hpp"
 #include "diagnose/rules.hpp"
 
 namespace linkscope::diagnose {
@@ -40,8 +41,8 @@ std::optional<Finding> rule_gpu_count_mismatch(const Context& context) {
     if (driver_cuda || runtime) {
       finding.evidence.push_back(fmt::format("driver {} supports CUDA {}; linkscope's CUDA runtime is {}",
                                              system.driver.version.value_or("?"),
-                                             driver_cuda ? fmt::format("{}.{}", *driver_cuda / 1000, *driver_cuda % 1000 / 10) : "?",
-                                             runtime ? fmt::format("{}.{}", *runtime / 1000, *runtime % 1000 / 10) : "?"));
+                                             driver_cuda ? cuda_version_text(*driver_cuda) : "?",
+                                             runtime ? cuda_version_text(*runtime) : "?"));
     }
     if (masked) {
       finding.evidence.push_back(fmt::format("environment: CUDA_VISIBLE_DEVICES={}", visible.empty() ? "(empty)" : visible));

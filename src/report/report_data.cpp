@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "core/cuda_version.hpp"
 #include "core/text.hpp"
 #include "diagnose/expectations.hpp"
 #include "diagnose/measured_summary.hpp"
@@ -26,7 +27,7 @@ MachineSummary summarize_machine(const model::Run& run, const Evidence& evidence
   machine.command_line = join(run.config.argv, " ");
   machine.driver_version = run.system.driver.version.value_or("");
   if (const auto cuda = run.system.cuda.runtime_version) {
-    machine.cuda_version = fmt::format("{}.{}", *cuda / 1000, (*cuda % 1000) / 10);
+    machine.cuda_version = cuda_version_text(*cuda);
   }
   machine.nccl_version = evidence.nccl_version;
   if (machine.nccl_version.empty()) machine.nccl_version = run.environment.nccl_version.value_or("");

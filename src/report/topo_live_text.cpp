@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "core/cuda_version.hpp"
 #include "core/text.hpp"
 #include "core/text_table.hpp"
 #include "model/link_rate.hpp"
@@ -316,7 +317,7 @@ std::string numa_lines(const System& system) {
 }
 
 std::string version_text(const std::optional<int>& version) {
-  return version ? fmt::format("{}.{}", *version / 1000, (*version % 1000) / 10) : "?";
+  return version ? cuda_version_text(*version) : "?";
 }
 
 std::string comparison_text(const model::PathComparison& comparison, const std::string& what) {
