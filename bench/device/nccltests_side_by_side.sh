@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # linkscope's nccl-tests personalities against nccl-tests 2.19.6 itself, in one device call on one GPU (issue 14):
-#  1. builds nccl-tests from the source tree given as $1 (a copy the caller carries, e.g. build/ref/nccl-tests, an
-#     ignored path: nothing of it is committed) for this GPU's architecture only;
+#  1. takes nccl-tests' binaries from the folder given as $1 (the caller builds them from public source for the
+#     device call: this repository holds neither nccl-tests' code nor a script that builds it);
 #  2. runs each op with both, alternating, `-b 8 -e 1G -f 4 -g 1`, text on stdout and -J JSON with -I 1;
 #  3. runs nccl-tests' tools/analyze_perf_json.py (python3, --all) on both JSON files;
 #  4. smoke-tests the personality's flag matrix (every nccl-tests 2.19.6 flag once, and NCCL_TESTS_MIN_BW), nccl-tests
@@ -9,14 +9,16 @@
 #  5. writes summary.txt (per op: time at 8 B and busbw at the largest size, both tools) and packs everything into ONE
 #     tar under $OUT.
 #
-#   bench/device/nccltests_side_by_side.sh NCCL_TESTS_SOURCE
+#   bench/device/nccltests_side_by_side.sh NCCL_TESTS_BIN_DIR [ANALYZE_PERF_JSON]
+#     NCCL_TESTS_BIN_DIR  nccl-tests 2.19.6's *_perf binaries
+#     ANALYZE_PERF_JSON   its tools/analyze_perf_json.py (default: NCCL_TESTS_BIN_DIR/../tools/analyze_perf_json.py)
 #
-# Environment: OUT (where the tar goes; default ./out), LINKSCOPE_BUILD (default build/ci), CUDA_HOME (default
-# /usr/local/cuda), NCCL_HOME (headers and libnccl; found from nccl.h and libnccl.so.2 when unset), ROUNDS (default 2),
+# Environment: OUT (where the tar goes; default ./out), LINKSCOPE_BUILD (default build/ci), ROUNDS (default 2),
 # TIME_BUDGET_S (default 480: later steps are skipped, and named in summary.txt, past it).
 set -u
 
-src=${1:?usage: nccltests_side_by_side.sh NCCL_TESTS_SOURCE}
+refbin=${1:?usage: nccltests_side_by_side.sh NCCL_TESTS_BIN_DIR [ANALYZE_PERF_JSON]}
+analyzer=${2:-$refbin/../tools/analyze_perf_json.py}
 here=$(cd "$(dirname "$0")/../.." && pwd)
 build=${LINKSCOPE_BUILD:-$here/build/ci}
 out_root=${OUT:-$PWD/out}
@@ -37,45 +39,17 @@ pack() {
 }
 trap pack EXIT
 
-[[ -d $src/src ]] || { log "no nccl-tests source at $src (expected $src/src/common.cu)"; exit 2; }
+[[ -x $refbin/all_reduce_perf ]] || { log "no nccl-tests binaries at $refbin (expected $refbin/all_reduce_perf)"; exit 2; }
 [[ -x $build/linkscope ]] || { log "no linkscope at $build/linkscope (set LINKSCOPE_BUILD)"; exit 2; }
 log "# nccltests_side_by_side $(date -u +%FT%TZ) on $(hostname)"
 nvidia-smi --query-gpu=name,driver_version,pci.bus_id --format=csv,noheader >>"$summary" 2>&1
 "$build/linkscope" version >>"$summary" 2>&1
 
-# --- 1. nccl-tests from the carried source, for this GPU only (a full gencode list would not fit the budget).
-cuda=${CUDA_HOME:-/usr/local/cuda}
-nccl_home=${NCCL_HOME:-}
-if [[ -z $nccl_home ]]; then
-  lib=$(ldconfig -p | awk '/libnccl\.so\.2 /{print $NF; exit}')
-  if [[ -z $lib ]]; then
-    for d in ${LD_LIBRARY_PATH//:/ } /usr/lib/x86_64-linux-gnu /usr/local/lib "$cuda/lib64"; do
-      [[ -e $d/libnccl.so.2 ]] && { lib=$d/libnccl.so.2; break; }
-    done
-  fi
-  inc=$(ls /usr/include/nccl.h "$cuda/include/nccl.h" /usr/local/include/nccl.h 2>/dev/null | head -1)
-  nccl_home=$work/nccl_home
-  mkdir -p "$nccl_home/lib" "$nccl_home/include"
-  [[ -n $lib ]] && ln -sf "$lib" "$nccl_home/lib/libnccl.so" && ln -sf "$lib" "$nccl_home/lib/libnccl.so.2"
-  [[ -n $inc ]] && ln -sf "$inc" "$nccl_home/include/nccl.h"
-  log "NCCL for the nccl-tests build: library ${lib:-none}, header ${inc:-none}"
-fi
-cc=$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader | head -1 | tr -d .)
-ref=$work/nccl-tests
-cp -a "$src" "$ref"
-if ! make -C "$ref/src" -j"$(nproc)" CUDA_HOME="$cuda" NCCL_HOME="$nccl_home" \
-     NVCC_GENCODE="-gencode=arch=compute_${cc},code=sm_${cc}" BUILDDIR="$ref/build" >"$res/nccl-tests-build.log" 2>&1; then
-  log "nccl-tests build failed (nccl-tests-build.log)"
-  exit 1
-fi
-log "nccl-tests built for sm_${cc} in $((SECONDS - started)) s"
-export LD_LIBRARY_PATH=$nccl_home/lib:${LD_LIBRARY_PATH:-}
-
 # run TOOL OP NAME ARGS...: one run of nccl-tests' binary or linkscope's personality link, its text, stderr and exit code.
 run() {
   local tool=$1 op=$2 name=$3
   shift 3
-  local bin=$ref/build/${op}_perf
+  local bin=$refbin/${op}_perf
   [[ $tool == linkscope ]] && bin=$build/${op}_perf
   if [[ ! -x $bin ]]; then
     echo "missing $bin" >"$res/$name.err"
@@ -111,7 +85,7 @@ done
 for f in "$res"/json/*.json; do
   [[ -e $f ]] || continue
   b=$(basename "$f" .json)
-  python3 "$ref/tools/analyze_perf_json.py" --all "$f" >"$res/analyze/$b.txt" 2>&1
+  python3 "$analyzer" --all "$f" >"$res/analyze/$b.txt" 2>&1
   echo $? >"$res/analyze/$b.rc"
 done
 

@@ -139,7 +139,7 @@ class PointRun {
     ncclResult_t result = ncclSuccess;
     for (int a = 0; a < options_.agg_iters && result == ncclSuccess; ++a) result = enqueue_on_ranks(iteration);
     const ncclResult_t end = group ? nccl.GroupEnd() : ncclSuccess;
-    nccl_check(result != ncclSuccess ? result : end, fmt::format("nccl {}", coll::op_name(key_.op)));
+    check_enqueued(result != ncclSuccess ? result : end);
   }
 
   // One operation on every local rank (in one NCCL group when there are several), its buffers rotated to slot
@@ -150,7 +150,7 @@ class PointRun {
     if (group) nccl_check(nccl.GroupStart(), "ncclGroupStart");
     const ncclResult_t result = enqueue_on_ranks(rotation);
     const ncclResult_t end = group ? nccl.GroupEnd() : ncclSuccess;
-    nccl_check(result != ncclSuccess ? result : end, fmt::format("nccl {}", coll::op_name(key_.op)));
+    check_enqueued(result != ncclSuccess ? result : end);
   }
 
   // -u: both buffers start this many elements past their allocation (nccl-tests' forced misalignment).
@@ -338,6 +338,11 @@ class PointRun {
   }
 
  private:
+  // The error text is built only on failure: this runs inside the host-timed loop.
+  void check_enqueued(ncclResult_t result) const {
+    if (result != ncclSuccess) nccl_check(result, fmt::format("nccl {}", coll::op_name(key_.op)));
+  }
+
   std::size_t unalign_bytes() const {
     return static_cast<std::size_t>(options_.unalign_elements) * counts_.element_size;
   }

@@ -12,6 +12,10 @@
 
 namespace linkscope::measure {
 
+namespace {
+constexpr double kSpinSeconds = 1.0;
+}  // namespace
+
 WaitOutcome wait_for_streams(NcclCommunicators& comms, double timeout_s) {
   using clock = std::chrono::steady_clock;
   const auto start = clock::now();
@@ -52,14 +56,11 @@ WaitOutcome wait_for_streams(NcclCommunicators& comms, double timeout_s) {
       comms.abort();
       return outcome;
     }
-    // Short waits spin (small collectives finish in microseconds); long ones stop burning a core.
-    if (!progressed) {
-      if (outcome.waited_s < 0.002) {
-        std::this_thread::yield();
-      } else {
-        std::this_thread::sleep_for(std::chrono::microseconds(50));
-      }
-    }
+    // The first second spins on cudaStreamQuery as nccl-tests' testStreamSynchronize does: the host-timed loop
+    // of the personalities ends when this returns, so a sleep here is timed (the earlier 50 us sleep from 2 ms
+    // on added up to 50 us to every loop longer than that). Waits longer than a second (a hung GPU, a huge
+    // sweep) stop burning a core; 50 us is < 0.005% of them.
+    if (!progressed && outcome.waited_s >= kSpinSeconds) std::this_thread::sleep_for(std::chrono::microseconds(50));
   }
   return outcome;
 }
