@@ -167,7 +167,10 @@ int run_coll(CollState& state) {
     state.options.gpus = std::max(1, platform::cuda_device_count_or_zero());
   }
   const coll::CollPlan plan = coll::make_coll_plan(state.options);
-  CollProcesses processes = start_coll_processes(std::move(env), launch);
+  // Under nccl-tests' host timer NCCL's per-call log would be timed too (runtime/nccl_debug_capture.hpp).
+  const auto detail = plan.clock == coll::TimingClock::kHostLoop ? runtime::CaptureDetail::kInitOnly
+                                                                 : runtime::CaptureDetail::kInitAndCalls;
+  CollProcesses processes = start_coll_processes(std::move(env), launch, detail);
   try {
     if (state.dry_run) return coll_dry_run(plan, state.argv, processes);
     return run_coll_processes(state, processes, plan, wall_start);

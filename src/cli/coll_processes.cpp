@@ -13,12 +13,13 @@
 
 namespace linkscope::cli {
 
-CollProcesses start_coll_processes(Environment env, const runtime::LaunchEnvironment& launch) {
+CollProcesses start_coll_processes(Environment env, const runtime::LaunchEnvironment& launch,
+                                   runtime::CaptureDetail capture_detail) {
   runtime::refuse_parallel_launch_without_mpi(launch, platform::mpi_built_in());
   CollProcesses processes;
   processes.env = std::move(env);
   processes.launch = launch;
-  processes.capture = std::make_unique<runtime::NcclDebugCapture>(processes.env);
+  processes.capture = std::make_unique<runtime::NcclDebugCapture>(processes.env, capture_detail);
   processes.capture->apply();
   if (launch.parallel()) {
     processes.mpi = std::make_unique<platform::MpiSession>(nullptr, nullptr);

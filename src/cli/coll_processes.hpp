@@ -25,7 +25,8 @@ struct CollProcesses {
 
 // Everything that must happen before anything touches NCCL: the refusal of a launcher without MPI, NCCL's debug-log
 // capture, MPI.
-CollProcesses start_coll_processes(Environment env, const runtime::LaunchEnvironment& launch);
+CollProcesses start_coll_processes(Environment env, const runtime::LaunchEnvironment& launch,
+                                   runtime::CaptureDetail capture_detail);
 
 // This process's GPUs for the plan, by its node-local rank or NCCL_TESTS_DEVICE (coll::select_local_devices);
 // DeviceError when the process sees no usable GPU.

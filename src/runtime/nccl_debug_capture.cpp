@@ -14,7 +14,7 @@ namespace linkscope::runtime {
 
 namespace fs = std::filesystem;
 
-NcclDebugCapture::NcclDebugCapture(const Environment& env) {
+NcclDebugCapture::NcclDebugCapture(const Environment& env, CaptureDetail detail) : detail_(detail) {
   if (const auto debug = env.get("NCCL_DEBUG")) {
     reason_ = fmt::format("NCCL_DEBUG={} is set by the user; the runtime layer (NCCL's transports) is not recorded", *debug);
     return;
@@ -49,7 +49,7 @@ std::map<std::string, std::string> NcclDebugCapture::variables() const {
   if (!active_) return {};
   // %h and %p: NCCL substitutes host and pid, so every process writes its own file.
   return {{"NCCL_DEBUG", "INFO"},
-          {"NCCL_DEBUG_SUBSYS", "INIT,GRAPH,ENV,TUNING"},
+          {"NCCL_DEBUG_SUBSYS", detail_ == CaptureDetail::kInitAndCalls ? "INIT,GRAPH,ENV,TUNING" : "INIT,GRAPH,ENV"},
           {"NCCL_DEBUG_FILE", directory_ + "/nccl.%h.%p.log"}};
 }
 

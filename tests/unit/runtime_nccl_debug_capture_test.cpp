@@ -31,6 +31,17 @@ TEST(NcclDebugCapture, CapturesIntoAPrivateDirectoryAndCollectsEveryFile) {
   EXPECT_FALSE(std::filesystem::exists(directory)) << "the directory goes away with the capture";
 }
 
+TEST(NcclDebugCapture, InitOnlyAsksForNoPerCallLine) {
+  // nccl-tests' host timer would time NCCL's per-call TUNING line (about 1 us per call).
+  test::TempDir tmp;
+  NcclDebugCapture capture(Environment::from_map({{"TMPDIR", tmp.path()}}), CaptureDetail::kInitOnly);
+  ASSERT_TRUE(capture.active()) << capture.reason();
+  const auto vars = capture.variables();
+  EXPECT_EQ(vars.at("NCCL_DEBUG"), "INFO");
+  EXPECT_EQ(vars.at("NCCL_DEBUG_SUBSYS"), "INIT,GRAPH,ENV");
+  EXPECT_EQ(vars.count("NCCL_DEBUG_FILE"), 1u);
+}
+
 TEST(NcclDebugCapture, RespectsTheUsersNcclDebug) {
   NcclDebugCapture capture(Environment::from_map({{"NCCL_DEBUG", "WARN"}}));
   EXPECT_FALSE(capture.active());
