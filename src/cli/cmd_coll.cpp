@@ -236,7 +236,7 @@ Command add_coll_command(CLI::App& parent, const std::vector<std::string>& argv)
   app->add_option("-R,--local_register", o.local_register, "1 ncclCommRegister, 2 symmetric windows")->group(nccl_tests_group);
   app->add_option("-x,--cta_policy", o.cta_policy, "ncclConfig_t.CTAPolicy: 0 default, 1 efficiency, 2 zero")
       ->group(nccl_tests_group);
-  app->add_option("-D,--device_implementation", o.device_impl, "device-API kernels (not available: exit 2)")
+  app->add_option("-D,--device_implementation", o.device_impl, "device-API kernels instead of NCCL calls (needs -R 2; all_reduce, alltoall: 1, 2)")
       ->group(nccl_tests_group);
   app->add_option("-V,--device_cta_count", o.device_ctas, "CTAs of the device-API kernels (with -D)")->group(nccl_tests_group);
   app->add_option("-S,--report_timestamps", o.timestamps, "1: a time stamp per row")->group(nccl_tests_group);

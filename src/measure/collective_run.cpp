@@ -11,6 +11,7 @@
 #include "measure/collective_benchmark.hpp"
 #include "measure/collective_devices.hpp"
 #include "measure/collective_watchdog.hpp"
+#include "measure/devapi_session.hpp"
 #include "measure/nccl_communicators.hpp"
 #include "plan/collective_run_plan.hpp"
 #include "platform/cuda_device_info.hpp"
@@ -170,6 +171,8 @@ CollectiveRun run_collectives(const CollectiveRequest& request, ProcessGroup& gr
   CollectiveRun run;
   run.setup = settle(request, group);
   const CollectiveSetup& setup = run.setup;
+  // -D's version gate before anything runs, as nccl-tests checks it while reading its flags.
+  if (setup.plan.device_api) check_device_api_available();
   if (progress.on_setup) progress.on_setup(setup);
 
   const ncclUniqueId id = shared_id(request, group);
@@ -196,6 +199,7 @@ CollectiveRun run_collectives(const CollectiveRequest& request, ProcessGroup& gr
     CollectiveBenchmark bench(comms, group, setup.buffer_bytes, 8ULL * static_cast<std::uint64_t>(setup.plan.unalign_elements));
     memory.after_buffers();
     bench.register_buffers(setup.plan.local_register);
+    if (setup.plan.device_api) bench.use_device_api(*setup.plan.device_api);
     memory.after_registration();
     model::CollectiveSeries prototype;
     prototype.nranks = setup.nranks;

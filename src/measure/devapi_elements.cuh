@@ -1,0 +1,59 @@
+#pragma once
+// Element arithmetic shared by the -D kernels: a sum that works for every type nccl-tests' kernels exist for, and
+// the same over the elements packed into one 16-byte vector.
+#include <cuda_fp16.h>
+
+#include <cstdint>
+
+#include "plan/collective_spec.hpp"
+
+namespace linkscope::measure::devapi {
+
+// 16-byte vectors: what one ld.global.v4 / st.global.v4 moves.
+inline constexpr int kVectorBytes = 16;
+
+template <typename T>
+__device__ __forceinline__ T add(T a, T b) {
+  return static_cast<T>(a + b);
+}
+template <>
+__device__ __forceinline__ __half add<__half>(__half a, __half b) {
+  return __hadd(a, b);
+}
+
+template <typename T>
+__device__ __forceinline__ uint4 add_vector(uint4 a, uint4 b) {
+  T* x = reinterpret_cast<T*>(&a);
+  const T* y = reinterpret_cast<const T*>(&b);
+#pragma unroll
+  for (int k = 0; k < kVectorBytes / static_cast<int>(sizeof(T)); ++k) x[k] = add(x[k], y[k]);
+  return a;
+}
+
+// The first index at or after `index` whose element starts a 16-byte vector, for elements starting `offset` bytes
+// into a 16-byte aligned allocation.
+template <typename T>
+__device__ __forceinline__ std::size_t next_vector_start(std::size_t index, std::size_t offset) {
+  constexpr std::size_t per_vector = kVectorBytes / sizeof(T);
+  const std::size_t phase = (offset / sizeof(T) + index) % per_vector;
+  return phase == 0 ? index : index + per_vector - phase;
+}
+
+// Calls body<T>() with the C++ type of `type` (the types nccl-tests' device kernels are instantiated for).
+template <typename Body>
+cudaError_t with_type(coll::DataType type, Body&& body) {
+  switch (type) {
+    case coll::DataType::kInt8: return body(std::int8_t{});
+    case coll::DataType::kUint8: return body(std::uint8_t{});
+    case coll::DataType::kInt32: return body(std::int32_t{});
+    case coll::DataType::kUint32: return body(std::uint32_t{});
+    case coll::DataType::kInt64: return body(std::int64_t{});
+    case coll::DataType::kUint64: return body(std::uint64_t{});
+    case coll::DataType::kHalf: return body(__half{});
+    case coll::DataType::kFloat: return body(float{});
+    case coll::DataType::kDouble: return body(double{});
+    default: return cudaErrorInvalidValue;
+  }
+}
+
+}  // namespace linkscope::measure::devapi
