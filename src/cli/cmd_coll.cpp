@@ -15,6 +15,7 @@
 #include "core/error.hpp"
 #include "core/file_io.hpp"
 #include "measure/collective_run.hpp"
+#include "measure/devapi_gate.hpp"
 #include "model/run.hpp"
 #include "model/coll_sampling.hpp"
 #include "model/run_file.hpp"
@@ -92,6 +93,7 @@ int run_coll_processes(const CollState& state, CollProcesses& processes, const c
   const bool printer = processes.group->rank() == 0;
   // NCCL first: a missing library is reported the same way with or without a GPU.
   const platform::NcclLibraryInfo nccl = platform::nccl_library_info();
+  if (plan.device_api) measure::check_device_api_available();
   measure::CollectiveRequest request;
   request.plan = plan;
   request.devices = coll_gpus(plan, processes);
