@@ -22,6 +22,7 @@ coll::DeviceApiLibrary loaded_library() {
   const auto& nccl = platform::nccl_library();
   coll::DeviceApiLibrary library;
   library.headers_code = NCCL_VERSION_CODE;
+  library.headers_version = platform::nccl_version_string(NCCL_VERSION_CODE);
   library.library_code = nccl.version_code;
   library.version = nccl.version_string();
   library.path = nccl.path;
@@ -86,6 +87,13 @@ DevapiSession::DevapiSession(NcclCommunicators& comms, const coll::DeviceApiPlan
   const ncclResult_t end = nccl.GroupEnd();
   nccl_check(result != ncclSuccess ? result : end, "ncclDevCommCreate");
   impl_->created = true;
+  for (std::size_t i = 0; i < comms.local_count(); ++i) {
+    // NCCL answers ncclCommWindowRegister with success and no window where the communicator has no symmetric memory.
+    if (impl_->send[i] == nullptr || impl_->recv[i] == nullptr) {
+      throw DeviceError("-D: NCCL made no symmetric window of the buffers (ncclCommWindowRegister gave none): the "
+                        "communicator has no symmetric memory support");
+    }
+  }
   for (const ncclDevComm& dev : impl_->dev) {
     if (dev.lsaSize != dev.nRanks) {
       throw UsageError("DeviceImplementation > 1 requires CUDA P2P connectivity across all ranks. Not all ranks of "

@@ -10,9 +10,18 @@ namespace linkscope::coll {
 
 namespace {
 
-// NCCL's version codes (major*10000 + minor*100 + patch): the device API arrived in 2.28 and 2.29 changed its ABI.
+// NCCL's version codes (major*10000 + minor*100 + patch): the device API arrived in 2.28.0, its structures grew in
+// 2.28.7 and 2.29 changed its ABI again (size/magic/version headers in the structures).
 constexpr int kDeviceApiFirst = 22800;
+constexpr int kDeviceApiGrew = 22807;
 constexpr int kDeviceApiAbiChange = 22900;
+
+// 0 none, 1 2.28.0-2.28.6, 2 2.28.7-2.28.x, 3 2.29 and later: libraries of one epoch share the device ABI.
+int device_abi_epoch(int code) {
+  if (code < kDeviceApiFirst) return 0;
+  if (code < kDeviceApiGrew) return 1;
+  return code < kDeviceApiAbiChange ? 2 : 3;
+}
 
 // nccl-tests' SPECIALIZE_KERNEL: its kernels exist for these types, summed.
 bool kernel_type(DataType type) {
@@ -117,19 +126,26 @@ std::string device_call_name(CollectiveOp op, const DeviceApiPlan& plan) {
 }
 
 void check_device_api_library(const DeviceApiLibrary& library) {
-  if (library.headers_code < kDeviceApiFirst || library.headers_code >= kDeviceApiAbiChange) {
+  const int built = device_abi_epoch(library.headers_code);
+  if (built == 0 || built == 3) {
     throw DeviceError(fmt::format("-D: linkscope was built with NCCL {} headers; its device kernels are written for the "
                                   "NCCL 2.28 device API",
-                                  library.headers_code));
+                                  library.headers_version));
   }
-  if (library.library_code < kDeviceApiFirst) {
+  const int loaded = device_abi_epoch(library.library_code);
+  if (loaded == 0) {
     throw DeviceError(fmt::format("Option -D (device implementation) requires NCCL >= 2.28.0; the loaded NCCL is {} ({})",
                                   library.version, library.path));
   }
-  if (library.library_code >= kDeviceApiAbiChange) {
+  if (loaded == 3) {
     throw DeviceError(fmt::format("Incompatible NCCL versions. linkscope was compiled with NCCL 2.28, but is running with "
                                   "NCCL {}. The 2.28 Device API is not compatible with later.",
                                   library.library_code));
+  }
+  if (loaded != built) {
+    throw DeviceError(fmt::format("Incompatible NCCL versions. linkscope was compiled with NCCL {}, but is running with "
+                                  "NCCL {} ({}): the device API's structures changed in 2.28.7",
+                                  library.headers_version, library.version, library.path));
   }
   if (!library.missing_symbol.empty()) {
     throw DeviceError(fmt::format("-D needs {}; the loaded NCCL {} ({}) lacks it", library.missing_symbol,

@@ -61,14 +61,18 @@ std::string device_call_name(CollectiveOp op, const DeviceApiPlan& plan);
 // The loaded NCCL as far as -D depends on it.
 struct DeviceApiLibrary {
   int headers_code = 0;        // NCCL_VERSION_CODE linkscope was built with
+  std::string headers_version; // "2.28.9"
   int library_code = 0;        // ncclGetVersion()
   std::string version;         // "2.28.3"
   std::string path;            // the libnccl.so.2 that was opened
   std::string missing_symbol;  // the first of ncclDevCommCreate/Destroy, ncclCommWindowRegister/Deregister it lacks
 };
 
-// nccl-tests' version gate: the 2.28 device API needs a 2.28 library (2.29 changed its ABI) and the functions;
-// throws DeviceError naming what is missing.
+// The version gate: the library must have the device ABI of the headers the kernels were built with. nccl-tests
+// refuses a 2.28 build on 2.29 and later (2.29 changed the ABI); within 2.28 the ABI changed too: 2.28.7 grew
+// ncclDevCommRequirements (barrierCount before lsaBarrierCount) and ncclWindow_vidmem, which ncclDevComm holds
+// inline, so a 2.28.9 build would misread a 2.28.3 library's device communicator (NCCL's git tags v2.28.3-1 and
+// v2.28.7-1, src/include/nccl_device). Throws DeviceError naming what does not fit or is missing.
 void check_device_api_library(const DeviceApiLibrary& library);
 
 }  // namespace linkscope::coll

@@ -210,9 +210,14 @@ TEST(CollCli, DeviceImplementationsAreChosenAndGatedByTheLoadedNccl) {
                        "22900. The 2.28 Device API is not compatible with later."),
             std::string::npos)
       << r.err;
+  // The GPU machine's NCCL: 2.28.3 has the device API, but its structures are those from before 2.28.7.
   r = run_command(kBinDir + "/all_reduce_perf", {"-D", "1", "-R", "2"}, {fake, "LINKSCOPE_FAKE_NCCL_VERSION=22803"});
   EXPECT_EQ(r.exit_code, 3);
-  EXPECT_NE(r.err.find("-D needs ncclDevCommCreate; the loaded NCCL 2.28.3"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("but is running with NCCL 2.28.3"), std::string::npos) << r.err;
+  expect_one_line(r.err);
+  r = run_command(kBinDir + "/all_reduce_perf", {"-D", "1", "-R", "2"}, {fake, "LINKSCOPE_FAKE_NCCL_VERSION=22809"});
+  EXPECT_EQ(r.exit_code, 3);
+  EXPECT_NE(r.err.find("-D needs ncclDevCommCreate; the loaded NCCL 2.28.9"), std::string::npos) << r.err;
   expect_one_line(r.err);
 }
 

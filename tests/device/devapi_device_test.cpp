@@ -1,7 +1,9 @@
 // -D/-V on real GPUs: the device-API kernels (LSA all_reduce and alltoall, scalar and vectorized) replace the NCCL
 // call in linkscope's event loop and in nccl-tests' host-timed loop, and every size checks out in every type they
-// exist for, aligned and not (-u), at several CTA counts (-V). On one GPU the LSA team is that one rank. The
-// multimem and GIN implementations end in NCCL's or linkscope's refusal. Skips without a GPU or NCCL >= 2.28.
+// exist for, aligned and not (-u), at several CTA counts (-V). On one GPU the LSA team is that one rank (NCCL >=
+// 2.28.7 gives a one-rank communicator symmetric memory; 2.28.3 does not). The multimem and GIN implementations end
+// in NCCL's or linkscope's refusal. Skips without a GPU or an NCCL of the build's device ABI; where the loaded NCCL
+// has another, the run is refused with the gate's message before NCCL starts.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -9,19 +11,28 @@
 #include "core/error.hpp"
 #include "device_test_support.hpp"
 #include "measure/collective_run.hpp"
+#include "measure/devapi_gate.hpp"
 #include "plan/collective_options.hpp"
 
 namespace linkscope {
 namespace {
 
-// The device API arrived in NCCL 2.28 (and 2.29 changed its ABI).
-#define LINKSCOPE_REQUIRE_NCCL_DEVICE_API()                                                              \
-  do {                                                                                                   \
-    LINKSCOPE_REQUIRE_NCCL();                                                                            \
-    const auto linkscope_nccl_ = ::linkscope::platform::nccl_library_info();                             \
-    if (linkscope_nccl_.version_code < 22800 || linkscope_nccl_.version_code >= 22900) {                 \
-      GTEST_SKIP() << "needs NCCL 2.28 (device API 2.28), found " << linkscope_nccl_.version;            \
-    }                                                                                                    \
+// The loaded NCCL must have the device ABI of the headers linkscope was built with (measure/devapi_gate.hpp): the
+// reason for skipping is the gate's own refusal.
+std::string device_api_refusal() {
+  try {
+    measure::check_device_api_available();
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "";
+}
+
+#define LINKSCOPE_REQUIRE_NCCL_DEVICE_API()                                       \
+  do {                                                                            \
+    LINKSCOPE_REQUIRE_NCCL();                                                     \
+    const std::string linkscope_refusal_ = device_api_refusal();                  \
+    if (!linkscope_refusal_.empty()) GTEST_SKIP() << linkscope_refusal_;          \
   } while (0)
 
 coll::CollOptions device_options(const std::string& op, int impl, const std::string& types) {
@@ -156,6 +167,19 @@ TEST(DevapiDevice, MultimemAndGinEndInNcclsOrLinkscopesRefusal) {
     const bool nccl_refused = message.find("ncclDevCommCreate") != std::string::npos;
     const bool linkscope_refused = message.find("but linkscope has no") != std::string::npos;
     EXPECT_TRUE(nccl_refused || linkscope_refused) << message;
+  }
+}
+
+TEST(DevapiDevice, ALibraryOfAnotherDeviceAbiIsRefusedBeforeNcclStarts) {
+  LINKSCOPE_REQUIRE_GPUS(1);
+  LINKSCOPE_REQUIRE_NCCL();
+  const std::string refusal = device_api_refusal();
+  if (refusal.empty()) GTEST_SKIP() << "the loaded NCCL has the build's device ABI (the other tests run the kernels)";
+  try {
+    run(device_options("all_reduce", 1, "float"));
+    ADD_FAILURE() << "-D ran on an NCCL the gate refuses: " << refusal;
+  } catch (const DeviceError& e) {
+    EXPECT_EQ(std::string(e.what()), refusal);
   }
 }
 

@@ -122,45 +122,56 @@ std::string gate_error(DeviceApiLibrary library) {
   return "";
 }
 
-DeviceApiLibrary library_228() {
+DeviceApiLibrary library(int headers, const char* headers_version, int loaded, const char* version) {
   DeviceApiLibrary library;
-  library.headers_code = 22809;
-  library.library_code = 22803;
-  library.version = "2.28.3";
+  library.headers_code = headers;
+  library.headers_version = headers_version;
+  library.library_code = loaded;
+  library.version = version;
   library.path = "libnccl.so.2";
   return library;
 }
 
-TEST(DeviceApiLibraryGate, A228LibraryWithTheFunctionsPasses) { EXPECT_EQ(gate_error(library_228()), ""); }
+DeviceApiLibrary built_with_2289(int loaded, const char* version) { return library(22809, "2.28.9", loaded, version); }
+
+TEST(DeviceApiLibraryGate, LibrariesWithTheHeadersDeviceAbiPass) {
+  EXPECT_EQ(gate_error(built_with_2289(22809, "2.28.9")), "");
+  EXPECT_EQ(gate_error(built_with_2289(22807, "2.28.7")), "");
+  // A build with 2.28.3's headers runs on the libraries of that layout.
+  EXPECT_EQ(gate_error(library(22803, "2.28.3", 22805, "2.28.5")), "");
+}
 
 TEST(DeviceApiLibraryGate, OlderLibrariesAreRefusedWithTheLoadedVersion) {
-  DeviceApiLibrary old = library_228();
-  old.library_code = 22707;
-  old.version = "2.27.7";
+  DeviceApiLibrary old = built_with_2289(22707, "2.27.7");
   old.missing_symbol = "ncclDevCommCreate";
   EXPECT_EQ(gate_error(old), "Option -D (device implementation) requires NCCL >= 2.28.0; the loaded NCCL is 2.27.7 "
                              "(libnccl.so.2)");
 }
 
+TEST(DeviceApiLibraryGate, A2283LibraryHasTheSmallerStructuresOfBefore2287) {
+  EXPECT_EQ(gate_error(built_with_2289(22803, "2.28.3")),
+            "Incompatible NCCL versions. linkscope was compiled with NCCL 2.28.9, but is running with NCCL 2.28.3 "
+            "(libnccl.so.2): the device API's structures changed in 2.28.7");
+  EXPECT_NE(gate_error(library(22803, "2.28.3", 22809, "2.28.9")).find("changed in 2.28.7"), std::string::npos);
+}
+
 TEST(DeviceApiLibraryGate, A229LibraryHasAnotherDeviceAbi) {
-  DeviceApiLibrary newer = library_228();
-  newer.library_code = 22900;
-  EXPECT_EQ(gate_error(newer), "Incompatible NCCL versions. linkscope was compiled with NCCL 2.28, but is running with "
-                               "NCCL 22900. The 2.28 Device API is not compatible with later.");
+  EXPECT_EQ(gate_error(built_with_2289(22900, "2.29.0")),
+            "Incompatible NCCL versions. linkscope was compiled with NCCL 2.28, but is running with NCCL 22900. The "
+            "2.28 Device API is not compatible with later.");
 }
 
 TEST(DeviceApiLibraryGate, AMissingFunctionIsNamed) {
-  DeviceApiLibrary lacking = library_228();
+  DeviceApiLibrary lacking = built_with_2289(22809, "2.28.9");
   lacking.missing_symbol = "ncclDevCommDestroy";
-  EXPECT_EQ(gate_error(lacking), "-D needs ncclDevCommDestroy; the loaded NCCL 2.28.3 (libnccl.so.2) lacks it");
+  EXPECT_EQ(gate_error(lacking), "-D needs ncclDevCommDestroy; the loaded NCCL 2.28.9 (libnccl.so.2) lacks it");
 }
 
 TEST(DeviceApiLibraryGate, HeadersWithoutThe228DeviceApiAreRefused) {
-  DeviceApiLibrary built = library_228();
-  built.headers_code = 22703;
-  EXPECT_NE(gate_error(built).find("built with NCCL 22703 headers"), std::string::npos);
-  built.headers_code = 22901;
-  EXPECT_NE(gate_error(built).find("built with NCCL 22901 headers"), std::string::npos);
+  EXPECT_NE(gate_error(library(22703, "2.27.3", 22809, "2.28.9")).find("built with NCCL 2.27.3 headers"),
+            std::string::npos);
+  EXPECT_NE(gate_error(library(22901, "2.29.1", 22901, "2.29.1")).find("built with NCCL 2.29.1 headers"),
+            std::string::npos);
 }
 
 }  // namespace
