@@ -3,11 +3,8 @@
 // into every peer's output, so every element is read n times and written n times in total, as in nccl-tests.
 #include <nccl_device.h>
 
-#include <algorithm>
-
 #include "measure/devapi_elements.cuh"
 #include "measure/devapi_kernels.hpp"
-#include "plan/device_api.hpp"
 
 namespace linkscope::measure {
 
@@ -77,8 +74,8 @@ __global__ void __launch_bounds__(coll::kDeviceApiThreadsPerCta)
   const std::size_t slice_rounded = (slice + per_vector - 1) / per_vector * per_vector;
   const std::size_t begin = min(count, static_cast<std::size_t>(comm.lsaRank) * slice_rounded);
   const std::size_t end = min(count, begin + slice_rounded);
-  const std::size_t tid = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-  const std::size_t threads = static_cast<std::size_t>(gridDim.x) * blockDim.x;
+  const std::size_t tid = devapi::grid_thread();
+  const std::size_t threads = devapi::grid_threads();
   const bool aligned = send_offset % kVectorBytes == recv_offset % kVectorBytes;
   if (kVectorized && aligned) {
     const std::size_t first = min(end, devapi::next_vector_start<T>(begin, send_offset));
@@ -98,12 +95,9 @@ __global__ void __launch_bounds__(coll::kDeviceApiThreadsPerCta)
 }  // namespace
 
 cudaError_t launch_allreduce_lsa(const DevapiLaunch& launch, const ncclDevComm& comm, bool vectorized) {
-  return devapi::with_type(launch.type, [&](auto zero) {
+  return devapi::launch_typed(launch, comm, [&](auto zero) {
     using T = decltype(zero);
-    auto kernel = vectorized ? allreduce_lsa<T, true> : allreduce_lsa<T, false>;
-    kernel<<<launch.ctas, coll::kDeviceApiThreadsPerCta, 0, launch.stream>>>(launch.send, launch.send_offset, launch.recv,
-                                                                            launch.recv_offset, launch.count, comm);
-    return cudaGetLastError();
+    return vectorized ? allreduce_lsa<T, true> : allreduce_lsa<T, false>;
   });
 }
 

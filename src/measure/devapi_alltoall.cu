@@ -4,7 +4,6 @@
 
 #include "measure/devapi_elements.cuh"
 #include "measure/devapi_kernels.hpp"
-#include "plan/device_api.hpp"
 
 namespace linkscope::measure {
 
@@ -42,8 +41,8 @@ __global__ void __launch_bounds__(coll::kDeviceApiThreadsPerCta)
   const int peers = comm.lsaSize;
   const int rank = comm.lsaRank;
   const std::size_t block_bytes = count * sizeof(T);
-  const std::size_t tid = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-  const std::size_t threads = static_cast<std::size_t>(gridDim.x) * blockDim.x;
+  const std::size_t tid = devapi::grid_thread();
+  const std::size_t threads = devapi::grid_threads();
   const char* input = static_cast<const char*>(ncclGetLocalPointer(send, send_offset));
   // Every block starts on a 16-byte boundary of both windows only then.
   const bool vectors = kVectorized && sizeof(T) < kVectorBytes && send_offset % kVectorBytes == 0 &&
@@ -67,12 +66,9 @@ __global__ void __launch_bounds__(coll::kDeviceApiThreadsPerCta)
 }  // namespace
 
 cudaError_t launch_alltoall_lsa(const DevapiLaunch& launch, const ncclDevComm& comm, bool vectorized) {
-  return devapi::with_type(launch.type, [&](auto zero) {
+  return devapi::launch_typed(launch, comm, [&](auto zero) {
     using T = decltype(zero);
-    auto kernel = vectorized ? alltoall_lsa<T, true> : alltoall_lsa<T, false>;
-    kernel<<<launch.ctas, coll::kDeviceApiThreadsPerCta, 0, launch.stream>>>(launch.send, launch.send_offset, launch.recv,
-                                                                            launch.recv_offset, launch.count, comm);
-    return cudaGetLastError();
+    return vectorized ? alltoall_lsa<T, true> : alltoall_lsa<T, false>;
   });
 }
 

@@ -1,11 +1,13 @@
 #pragma once
-// Element arithmetic shared by the -D kernels: a sum that works for every type nccl-tests' kernels exist for, and
-// the same over the elements packed into one 16-byte vector.
+// What the -D kernels share: a sum that works for every type nccl-tests' kernels exist for (and over the elements
+// packed into one 16-byte vector), the grid's thread numbering, and the typed launch. Included after nccl_device.h.
 #include <cuda_fp16.h>
 
 #include <cstdint>
 
+#include "measure/devapi_kernels.hpp"
 #include "plan/collective_spec.hpp"
+#include "plan/device_api.hpp"
 
 namespace linkscope::measure::devapi {
 
@@ -54,6 +56,22 @@ cudaError_t with_type(coll::DataType type, Body&& body) {
     case coll::DataType::kDouble: return body(double{});
     default: return cudaErrorInvalidValue;
   }
+}
+
+// This thread's index over the whole grid, and the grid's thread count (the stride of the kernels' loops).
+__device__ __forceinline__ std::size_t grid_thread() { return static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x; }
+__device__ __forceinline__ std::size_t grid_threads() { return static_cast<std::size_t>(gridDim.x) * blockDim.x; }
+
+// Launches pick(T{}) -- one instantiation of a kernel taking (send, send offset, recv, recv offset, count, comm) --
+// for the launch's type, on -V blocks of coll::kDeviceApiThreadsPerCta threads.
+template <typename Pick>
+cudaError_t launch_typed(const DevapiLaunch& launch, const ncclDevComm& comm, Pick&& pick) {
+  return with_type(launch.type, [&](auto zero) {
+    auto kernel = pick(zero);
+    kernel<<<launch.ctas, coll::kDeviceApiThreadsPerCta, 0, launch.stream>>>(launch.send, launch.send_offset, launch.recv,
+                                                                            launch.recv_offset, launch.count, comm);
+    return cudaGetLastError();
+  });
 }
 
 }  // namespace linkscope::measure::devapi
