@@ -77,17 +77,22 @@ class MemoryWatch {
     start_ = free_now();
   }
   void after_buffers() { buffers_ = free_now(); }
-  void after_registration() { registered_ = free_now(); }
+  void after_registration() { registered_ = device_api_ = free_now(); }
+  // -D's device communicators: nccl-tests counts their memory as NCCL's initialisation.
+  void after_device_api() { device_api_ = free_now(); }
   void before_run() { run_ = free_now(); }
   std::optional<MemoryUse> use() const {
     if (devices_.empty()) return std::nullopt;
     const std::vector<std::int64_t> end = free_now();
     MemoryUse use;
+    std::int64_t device_api = 0;
     for (std::size_t i = 0; i < devices_.size(); ++i) {
       use.initialization = std::max(use.initialization, start_[i] - buffers_[i]);
       use.user_allocated = std::max(use.user_allocated, buffers_[i] - registered_[i]);
       use.collective = std::max(use.collective, run_[i] - end[i]);
+      device_api = std::max(device_api, registered_[i] - device_api_[i]);
     }
+    use.initialization += device_api;
     return use;
   }
 
@@ -98,7 +103,7 @@ class MemoryWatch {
     return free;
   }
   std::vector<int> devices_;
-  std::vector<std::int64_t> start_, buffers_, registered_, run_;
+  std::vector<std::int64_t> start_, buffers_, registered_, device_api_, run_;
 };
 
 BenchmarkOptions benchmark_options(const coll::CollPlan& plan) {
@@ -199,8 +204,11 @@ CollectiveRun run_collectives(const CollectiveRequest& request, ProcessGroup& gr
     CollectiveBenchmark bench(comms, group, setup.buffer_bytes, 8ULL * static_cast<std::uint64_t>(setup.plan.unalign_elements));
     memory.after_buffers();
     bench.register_buffers(setup.plan.local_register);
-    if (setup.plan.device_api) bench.use_device_api(*setup.plan.device_api);
     memory.after_registration();
+    if (setup.plan.device_api) {
+      bench.use_device_api(*setup.plan.device_api);
+      memory.after_device_api();
+    }
     model::CollectiveSeries prototype;
     prototype.nranks = setup.nranks;
     prototype.launch = request.launch;
