@@ -5,6 +5,7 @@
 
 #include "measure/devapi_elements.cuh"
 #include "measure/devapi_kernels.hpp"
+#include "plan/device_api_layout.hpp"
 
 namespace linkscope::measure {
 
@@ -68,24 +69,17 @@ __global__ void __launch_bounds__(coll::kDeviceApiThreadsPerCta)
   // Every peer has started this launch: its earlier work on these buffers (inputs written, outputs read) is done.
   barrier.sync(ncclCoopCta(), cuda::memory_order_acquire);
   const int peers = comm.lsaSize;
-  constexpr std::size_t per_vector = kVectorBytes / sizeof(T);
-  // Slices of whole vectors, so that a slice of aligned data starts on a vector boundary.
-  const std::size_t slice = (count + peers - 1) / peers;
-  const std::size_t slice_rounded = (slice + per_vector - 1) / per_vector * per_vector;
-  const std::size_t begin = min(count, static_cast<std::size_t>(comm.lsaRank) * slice_rounded);
-  const std::size_t end = min(count, begin + slice_rounded);
+  const coll::ElementRange mine = coll::allreduce_slice(count, peers, comm.lsaRank, kVectorBytes / sizeof(T));
   const std::size_t tid = devapi::grid_thread();
   const std::size_t threads = devapi::grid_threads();
   const bool aligned = send_offset % kVectorBytes == recv_offset % kVectorBytes;
   if (kVectorized && aligned) {
-    const std::size_t first = min(end, devapi::next_vector_start<T>(begin, send_offset));
-    const std::size_t vectors = (end - first) / per_vector;
-    const std::size_t tail = first + vectors * per_vector;
-    sum_scalars<T>(send, send_offset, recv, recv_offset, begin, first, peers, tid, threads);
-    sum_vectors<T>(send, send_offset, recv, recv_offset, first, vectors, peers, tid, threads);
-    sum_scalars<T>(send, send_offset, recv, recv_offset, tail, end, peers, tid, threads);
+    const coll::VectorSplit split = coll::split_for_vectors(mine, send_offset, sizeof(T));
+    sum_scalars<T>(send, send_offset, recv, recv_offset, mine.begin, split.first_vector, peers, tid, threads);
+    sum_vectors<T>(send, send_offset, recv, recv_offset, split.first_vector, split.vectors, peers, tid, threads);
+    sum_scalars<T>(send, send_offset, recv, recv_offset, split.tail, mine.end, peers, tid, threads);
   } else {
-    sum_scalars<T>(send, send_offset, recv, recv_offset, begin, end, peers, tid, threads);
+    sum_scalars<T>(send, send_offset, recv, recv_offset, mine.begin, mine.end, peers, tid, threads);
   }
   // Release this CTA's stores to the peers, acquire theirs to this rank: when the launch ends every peer's part
   // of this rank's output is visible to the next work on its stream.

@@ -8,11 +8,11 @@
 #include "measure/devapi_kernels.hpp"
 #include "plan/collective_spec.hpp"
 #include "plan/device_api.hpp"
+#include "plan/device_api_layout.hpp"
 
 namespace linkscope::measure::devapi {
 
-// 16-byte vectors: what one ld.global.v4 / st.global.v4 moves.
-inline constexpr int kVectorBytes = 16;
+inline constexpr int kVectorBytes = static_cast<int>(coll::kDeviceApiVectorBytes);
 
 template <typename T>
 __device__ __forceinline__ T add(T a, T b) {
@@ -30,15 +30,6 @@ __device__ __forceinline__ uint4 add_vector(uint4 a, uint4 b) {
 #pragma unroll
   for (int k = 0; k < kVectorBytes / static_cast<int>(sizeof(T)); ++k) x[k] = add(x[k], y[k]);
   return a;
-}
-
-// The first index at or after `index` whose element starts a 16-byte vector, for elements starting `offset` bytes
-// into a 16-byte aligned allocation.
-template <typename T>
-__device__ __forceinline__ std::size_t next_vector_start(std::size_t index, std::size_t offset) {
-  constexpr std::size_t per_vector = kVectorBytes / sizeof(T);
-  const std::size_t phase = (offset / sizeof(T) + index) % per_vector;
-  return phase == 0 ? index : index + per_vector - phase;
 }
 
 // Calls body<T>() with the C++ type of `type` (the types nccl-tests' device kernels are instantiated for).
