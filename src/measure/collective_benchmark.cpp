@@ -42,10 +42,11 @@ void CollectiveBenchmark::register_buffers(int mode) {
   nccl_check(nccl.GroupStart(), "ncclGroupStart");
   try {
     for (std::size_t i = 0; i < comms_.local_count(); ++i) {
-      impl_->send_windows.push_back(
-          static_cast<ncclWindow_t>(impl_->registrations->add(comms_.comm(i), impl_->send[i].get(), impl_->send[i].size())));
-      impl_->recv_windows.push_back(
-          static_cast<ncclWindow_t>(impl_->registrations->add(comms_.comm(i), impl_->recv[i].get(), impl_->recv[i].size())));
+      // Mode 2's handles are the symmetric windows -D's kernels reach the buffers through.
+      void* send = impl_->registrations->add(comms_.comm(i), impl_->send[i].get(), impl_->send[i].size());
+      void* recv = impl_->registrations->add(comms_.comm(i), impl_->recv[i].get(), impl_->recv[i].size());
+      impl_->send_windows.push_back(static_cast<ncclWindow_t>(send));
+      impl_->recv_windows.push_back(static_cast<ncclWindow_t>(recv));
     }
   } catch (...) {
     static_cast<void>(nccl.GroupEnd());

@@ -50,7 +50,9 @@ cudaError_t with_type(coll::DataType type, Body&& body) {
 }
 
 // This thread's index over the whole grid, and the grid's thread count (the stride of the kernels' loops).
-__device__ __forceinline__ std::size_t grid_thread() { return static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x; }
+__device__ __forceinline__ std::size_t grid_thread() {
+  return static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+}
 __device__ __forceinline__ std::size_t grid_threads() { return static_cast<std::size_t>(gridDim.x) * blockDim.x; }
 
 // Launches pick(T{}) -- one instantiation of a kernel taking (send, send offset, recv, recv offset, count, comm) --

@@ -71,7 +71,9 @@ struct DevapiSession::Impl {
 
 DevapiSession::DevapiSession(NcclCommunicators& comms, const coll::DeviceApiPlan& plan,
                              std::vector<ncclWindow_t> send_windows, std::vector<ncclWindow_t> recv_windows)
-    : comms_(comms), plan_(plan), impl_(std::make_unique<Impl>(Impl{comms, std::move(send_windows), std::move(recv_windows), {}, false})) {
+    : comms_(comms),
+      plan_(plan),
+      impl_(std::make_unique<Impl>(Impl{comms, std::move(send_windows), std::move(recv_windows), {}, false})) {
   check_device_api_available();
   if (impl_->send.size() != comms.local_count() || impl_->recv.size() != comms.local_count()) {
     throw Error(ExitCode::kInternal, "-D without a symmetric window per local rank (-R 2)");

@@ -42,7 +42,9 @@ bool kernel_type(DataType type) {
 std::optional<DeviceKernel> kernel_of(CollectiveOp op, int implementation) {
   if (implementation < 1 || implementation > 4) return std::nullopt;
   if (op == CollectiveOp::kAllReduce) return static_cast<DeviceKernel>(implementation - 1);
-  if (op == CollectiveOp::kAlltoAll) return static_cast<DeviceKernel>(static_cast<int>(DeviceKernel::kAlltoAllLsa) + implementation - 1);
+  if (op == CollectiveOp::kAlltoAll) {
+    return static_cast<DeviceKernel>(static_cast<int>(DeviceKernel::kAlltoAllLsa) + implementation - 1);
+  }
   return std::nullopt;
 }
 
@@ -67,7 +69,8 @@ std::optional<DeviceApiPlan> plan_device_api(CollectiveOp op, int implementation
   if (op == CollectiveOp::kAllReduce) {
     for (RedOp redop : redops) {
       if (redop != RedOp::kSum) {
-        throw UsageError(fmt::format("-D {}: nccl-tests' device kernels only sum, not {}", implementation, red_op_name(redop)));
+        throw UsageError(
+            fmt::format("-D {}: nccl-tests' device kernels only sum, not {}", implementation, red_op_name(redop)));
       }
     }
   }

@@ -52,8 +52,8 @@ std::optional<DeviceApiPlan> plan_device_api(CollectiveOp op, int implementation
 
 // "LSA", "LSA vectorized", "multimem", ... as nccl-tests' sources call them.
 std::string_view kernel_name(DeviceKernel kernel);
-// Whether linkscope has this kernel (LSA ones: the multimem and GIN kernels need NVLS or a GIN network plugin,
-// which the GPU machine it was verified on lacks).
+// Whether linkscope has this kernel: the LSA ones. The multimem and GIN kernels need NVLS or a GIN network plugin,
+// which the one-GPU machine available (NCCL_NVLS_ENABLE=0, no network) cannot exercise, so they are left out.
 bool kernel_implemented(DeviceKernel kernel);
 // What the Run records as the series' call, e.g. "device API all_reduce LSA kernel (-D 1, 16 CTAs x 512 threads)".
 std::string device_call_name(CollectiveOp op, const DeviceApiPlan& plan);
