@@ -15,6 +15,7 @@
 #include "core/error.hpp"
 #include "core/file_io.hpp"
 #include "measure/collective_run.hpp"
+#include "measure/devapi_gate.hpp"
 #include "model/run.hpp"
 #include "model/coll_sampling.hpp"
 #include "model/run_file.hpp"
@@ -92,6 +93,7 @@ int run_coll_processes(const CollState& state, CollProcesses& processes, const c
   const bool printer = processes.group->rank() == 0;
   // NCCL first: a missing library is reported the same way with or without a GPU.
   const platform::NcclLibraryInfo nccl = platform::nccl_library_info();
+  if (plan.device_api) measure::check_device_api_available();
   measure::CollectiveRequest request;
   request.plan = plan;
   request.devices = coll_gpus(plan, processes);
@@ -239,7 +241,7 @@ Command add_coll_command(CLI::App& parent, const std::vector<std::string>& argv)
   app->add_option("-R,--local_register", o.local_register, "1 ncclCommRegister, 2 symmetric windows")->group(nccl_tests_group);
   app->add_option("-x,--cta_policy", o.cta_policy, "ncclConfig_t.CTAPolicy: 0 default, 1 efficiency, 2 zero")
       ->group(nccl_tests_group);
-  app->add_option("-D,--device_implementation", o.device_impl, "device-API kernels (not available: exit 2)")
+  app->add_option("-D,--device_implementation", o.device_impl, "device-API kernels instead of NCCL calls (needs -R 2; all_reduce, alltoall: 1, 2)")
       ->group(nccl_tests_group);
   app->add_option("-V,--device_cta_count", o.device_ctas, "CTAs of the device-API kernels (with -D)")->group(nccl_tests_group);
   app->add_option("-S,--report_timestamps", o.timestamps, "1: a time stamp per row")->group(nccl_tests_group);

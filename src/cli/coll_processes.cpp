@@ -85,6 +85,7 @@ int coll_dry_run(const coll::CollPlan& plan, const std::vector<std::string>& arg
                                                  plan.per_iteration_timing ? ", -I per-iteration events" : "")
                                          .c_str()
                                    : "linkscope's gated CUDA-event statistics");
+  if (plan.device_api) std::printf("operation: %s\n", coll::device_call_name(plan.op, *plan.device_api).c_str());
   for (const auto& note : plan.notes) std::printf("note: %s\n", note.c_str());
   for (const auto& note : coll::rounding_notes(plan, group.size() * plan.gpus_per_process)) {
     std::printf("note: %s\n", note.c_str());

@@ -42,8 +42,11 @@ void CollectiveBenchmark::register_buffers(int mode) {
   nccl_check(nccl.GroupStart(), "ncclGroupStart");
   try {
     for (std::size_t i = 0; i < comms_.local_count(); ++i) {
-      impl_->registrations->add(comms_.comm(i), impl_->send[i].get(), impl_->send[i].size());
-      impl_->registrations->add(comms_.comm(i), impl_->recv[i].get(), impl_->recv[i].size());
+      // Mode 2's handles are the symmetric windows -D's kernels reach the buffers through.
+      void* send = impl_->registrations->add(comms_.comm(i), impl_->send[i].get(), impl_->send[i].size());
+      void* recv = impl_->registrations->add(comms_.comm(i), impl_->recv[i].get(), impl_->recv[i].size());
+      impl_->send_windows.push_back(static_cast<ncclWindow_t>(send));
+      impl_->recv_windows.push_back(static_cast<ncclWindow_t>(recv));
     }
   } catch (...) {
     static_cast<void>(nccl.GroupEnd());
@@ -52,11 +55,24 @@ void CollectiveBenchmark::register_buffers(int mode) {
   nccl_check(nccl.GroupEnd(), "ncclGroupEnd (buffer registration)");
 }
 
+void CollectiveBenchmark::use_device_api(const coll::DeviceApiPlan& plan) {
+  if (impl_->send_windows.size() != comms_.local_count()) {
+    throw Error(ExitCode::kInternal, "-D before the buffers were registered as symmetric windows (-R 2)");
+  }
+  impl_->device_api = std::make_unique<DevapiSession>(comms_, plan, impl_->send_windows, impl_->recv_windows);
+  impl_->device_plan = plan;
+}
+
+std::string CollectiveBenchmark::call_name(coll::CollectiveOp op) const {
+  return impl_->device_plan ? coll::device_call_name(op, *impl_->device_plan) : nccl_call_name(op);
+}
+
 CollectiveBenchmark::~CollectiveBenchmark() {
   // After an abort a kernel may still be stuck on a GPU; freeing its memory would block on it. The process is
   // about to end, so the buffers are deliberately left to the driver.
   if (comms_.aborted()) {
     impl_->registrations->forget();
+    if (impl_->device_api) impl_->device_api->forget();
     static_cast<void>(impl_.release());
   }
 }

@@ -2,12 +2,14 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "core/adaptive_sampler.hpp"
 #include "measure/collective_process_group.hpp"
 #include "model/collectives.hpp"
 #include "plan/collective_run_plan.hpp"
+#include "plan/device_api.hpp"
 #include "plan/nccl_tests_timing.hpp"
 
 // No CUDA or NCCL header here (the communicators are only named), so that code outside platform/ and measure/ can
@@ -60,6 +62,13 @@ class CollectiveBenchmark {
   // -R: 0 none, 1 ncclCommRegister, 2 ncclCommWindowRegister (symmetric) of both whole buffers on every rank;
   // deregistered with the benchmark. DeviceError when the loaded NCCL lacks the function.
   void register_buffers(int mode);
+
+  // -D: the plan's device-API kernel replaces the NCCL call from here on (after register_buffers(2)). Throws as
+  // DevapiSession does (measure/devapi_session.hpp).
+  void use_device_api(const coll::DeviceApiPlan& plan);
+
+  // What the series records as its call: the NCCL function, or the device-API kernel with -D.
+  std::string call_name(coll::CollectiveOp op) const;
 
   // nccl-tests' warm-up before a series (host timer): `warmup_iters` out-of-place operations of every size from
   // the smallest to the largest by doubling, then one wait. False when the GPUs hung or NCCL failed.

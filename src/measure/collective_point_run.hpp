@@ -15,6 +15,7 @@
 #include "measure/collective_check.hpp"
 #include "measure/collective_enqueue.hpp"
 #include "measure/collective_wait.hpp"
+#include "measure/devapi_session.hpp"
 #include "measure/launch_gate.hpp"
 #include "measure/nccl_buffer.hpp"
 #include "measure/nccl_communicators.hpp"
@@ -100,6 +101,10 @@ struct CollectiveBenchmark::Impl {
   std::vector<std::vector<std::unique_ptr<platform::Event>>> events;
   LaunchGate gate{10.0};  // only has to outlast the enqueueing of one batch
   std::unique_ptr<NcclRegistrations> registrations;  // -R
+  std::vector<ncclWindow_t> send_windows, recv_windows;  // -R 2: one per local rank
+  // -D: declared after the registrations so that the device communicators go before the windows.
+  std::optional<coll::DeviceApiPlan> device_plan;
+  std::unique_ptr<DevapiSession> device_api;
 };
 
 namespace point_run {
@@ -348,14 +353,23 @@ class PointRun {
   }
 
   ncclResult_t enqueue_on_ranks(std::uint64_t rotation) {
-    const std::uint64_t shift = counts_.size_bytes() * (rotation % rotation_steps_);
+    // nccl-tests 2.19.6 hands its -D kernels the windows at their start on every iteration (its startColl adds no
+    // rotation there), so the device-API loop does not rotate either.
+    const bool device = impl_.device_api != nullptr;
+    const std::uint64_t shift = device ? 0 : counts_.size_bytes() * (rotation % rotation_steps_);
     ncclResult_t result = ncclSuccess;
     for (std::size_t i = 0; i < comms_.local_count() && result == ncclSuccess; ++i) {
       const coll::CallBuffers b = coll::call_buffers(calls_[i].rank, counts_, in_place_);
       const std::size_t element = counts_.element_size;
-      char* base = b.send_buffer == coll::BufferKind::kSend ? send_base(i) : recv_base(i);
-      const void* send = base + b.send_offset * element + shift;
-      void* recv = recv_base(i) + b.recv_offset * element + shift;
+      const bool input_in_recv = b.send_buffer != coll::BufferKind::kSend;
+      const std::size_t send_offset = unalign_bytes() + b.send_offset * element + shift;
+      const std::size_t recv_offset = unalign_bytes() + b.recv_offset * element + shift;
+      if (device) {
+        impl_.device_api->launch({i, input_in_recv, send_offset, recv_offset, calls_[i].count, calls_[i].type});
+        continue;
+      }
+      const void* send = (input_in_recv ? impl_.recv[i].bytes() : impl_.send[i].bytes()) + send_offset;
+      void* recv = impl_.recv[i].bytes() + recv_offset;
       result = enqueue_collective(calls_[i], send, recv, comms_.comm(i), comms_.stream(i));
     }
     return result;

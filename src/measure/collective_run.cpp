@@ -11,6 +11,7 @@
 #include "measure/collective_benchmark.hpp"
 #include "measure/collective_devices.hpp"
 #include "measure/collective_watchdog.hpp"
+#include "measure/devapi_session.hpp"
 #include "measure/nccl_communicators.hpp"
 #include "plan/collective_run_plan.hpp"
 #include "platform/cuda_device_info.hpp"
@@ -76,17 +77,22 @@ class MemoryWatch {
     start_ = free_now();
   }
   void after_buffers() { buffers_ = free_now(); }
-  void after_registration() { registered_ = free_now(); }
+  void after_registration() { registered_ = device_api_ = free_now(); }
+  // -D's device communicators: nccl-tests counts their memory as NCCL's initialisation.
+  void after_device_api() { device_api_ = free_now(); }
   void before_run() { run_ = free_now(); }
   std::optional<MemoryUse> use() const {
     if (devices_.empty()) return std::nullopt;
     const std::vector<std::int64_t> end = free_now();
     MemoryUse use;
+    std::int64_t device_api = 0;
     for (std::size_t i = 0; i < devices_.size(); ++i) {
       use.initialization = std::max(use.initialization, start_[i] - buffers_[i]);
       use.user_allocated = std::max(use.user_allocated, buffers_[i] - registered_[i]);
       use.collective = std::max(use.collective, run_[i] - end[i]);
+      device_api = std::max(device_api, registered_[i] - device_api_[i]);
     }
+    use.initialization += device_api;
     return use;
   }
 
@@ -97,7 +103,7 @@ class MemoryWatch {
     return free;
   }
   std::vector<int> devices_;
-  std::vector<std::int64_t> start_, buffers_, registered_, run_;
+  std::vector<std::int64_t> start_, buffers_, registered_, device_api_, run_;
 };
 
 BenchmarkOptions benchmark_options(const coll::CollPlan& plan) {
@@ -170,6 +176,8 @@ CollectiveRun run_collectives(const CollectiveRequest& request, ProcessGroup& gr
   CollectiveRun run;
   run.setup = settle(request, group);
   const CollectiveSetup& setup = run.setup;
+  // -D's version gate before anything runs, as nccl-tests checks it while reading its flags.
+  if (setup.plan.device_api) check_device_api_available();
   if (progress.on_setup) progress.on_setup(setup);
 
   const ncclUniqueId id = shared_id(request, group);
@@ -197,6 +205,10 @@ CollectiveRun run_collectives(const CollectiveRequest& request, ProcessGroup& gr
     memory.after_buffers();
     bench.register_buffers(setup.plan.local_register);
     memory.after_registration();
+    if (setup.plan.device_api) {
+      bench.use_device_api(*setup.plan.device_api);
+      memory.after_device_api();
+    }
     model::CollectiveSeries prototype;
     prototype.nranks = setup.nranks;
     prototype.launch = request.launch;

@@ -1,7 +1,6 @@
 #include "measure/collective_sweep.hpp"
 
 #include "core/error.hpp"
-#include "measure/collective_enqueue.hpp"
 
 namespace linkscope::measure {
 
@@ -31,7 +30,7 @@ std::vector<model::CollectiveSeries> run_sweep(CollectiveBenchmark& bench, const
       series.dtype = key.type;
       series.redop = key.redop;
       series.root = coll::op_is_rooted(key.op) ? key.root : -1;
-      series.nccl_call = nccl_call_name(key.op);
+      series.nccl_call = bench.call_name(key.op);
       bool stopped = false;
       for (std::uint64_t bytes : plan.sizes) {
         std::vector<model::CollectivePoint> points;

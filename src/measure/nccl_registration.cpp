@@ -10,8 +10,8 @@
 
 namespace linkscope::measure {
 
-void NcclRegistrations::add(ncclComm_t comm, void* buffer, std::size_t bytes) {
-  if (mode_ == 0) return;
+void* NcclRegistrations::add(ncclComm_t comm, void* buffer, std::size_t bytes) {
+  if (mode_ == 0) return nullptr;
   const auto& nccl = platform::nccl_library();
   Entry entry{comm, nullptr};
   if (mode_ == 2) {
@@ -31,6 +31,7 @@ void NcclRegistrations::add(ncclComm_t comm, void* buffer, std::size_t bytes) {
     nccl_check(nccl.CommRegister(comm, buffer, bytes, &entry.handle), "ncclCommRegister", comm);
   }
   entries_.push_back(entry);
+  return entry.handle;
 }
 
 NcclRegistrations::~NcclRegistrations() {

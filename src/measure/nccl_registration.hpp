@@ -16,9 +16,9 @@ class NcclRegistrations {
   NcclRegistrations(const NcclRegistrations&) = delete;
   NcclRegistrations& operator=(const NcclRegistrations&) = delete;
 
-  // Registers `bytes` at `buffer` with `comm` (nothing in mode 0). Every rank of the communicator must call it:
-  // registration is collective in NCCL.
-  void add(ncclComm_t comm, void* buffer, std::size_t bytes);
+  // Registers `bytes` at `buffer` with `comm` (nothing in mode 0) and returns NCCL's handle (mode 2: the
+  // ncclWindow_t). Every rank of the communicator must call it: registration is collective in NCCL.
+  void* add(ncclComm_t comm, void* buffer, std::size_t bytes);
   // After an abort NCCL must not be called again: the handles are dropped with the process.
   void forget() { entries_.clear(); }
 

@@ -79,14 +79,9 @@ void plan_nccl_tests_flags(const CollOptions& o, CollPlan& plan) {
     require_range(o.cta_policy, 0, 2, "-x", "the CTA policy (0 default, 1 efficiency, 2 zero)");
     plan.cta_policy = o.cta_policy;
   }
-  if (o.device_impl != 0) {
-    if (o.local_register != 2) {
-      throw UsageError("device implementation (-D > 0) requires enabling symmetric memory registration (-R 2)");
-    }
-    throw UsageError(fmt::format("-D {}: linkscope has no NCCL device-API kernels; it measures NCCL's host API only",
-                                 o.device_impl));
-  }
-  if (o.device_ctas != 16) {
+  plan.device_api = plan_device_api(plan.op, o.device_impl, o.device_ctas, o.local_register, plan.types, plan.redops,
+                                    plan.notes);
+  if (!plan.device_api && o.device_ctas != kDefaultDeviceCtas) {
     require_range(o.device_ctas, 1, 128, "-V", "the device CTA count");
     throw UsageError("-V sets the CTA count of device-API kernels (-D), which linkscope does not have");
   }

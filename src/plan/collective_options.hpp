@@ -6,6 +6,7 @@
 
 #include "core/environment.hpp"
 #include "plan/collective_spec.hpp"
+#include "plan/device_api.hpp"
 #include "plan/nccl_tests_timing.hpp"
 
 // `linkscope coll` options as the user typed them (nccl-tests' flags plus linkscope's own) and their
@@ -90,6 +91,7 @@ struct CollPlan {
   int unalign_elements = 0;           // -u
   int local_register = 0;             // -R: 0, 1 local, 2 symmetric
   std::optional<int> cta_policy;      // -x
+  std::optional<DeviceApiPlan> device_api;  // -D/-V: device-API kernels instead of NCCL calls
   bool parallel_init = false;         // -p
   bool timestamps = false;            // -S
   bool memory_report = false;         // -M

@@ -66,6 +66,8 @@ NcclLibrary open_nccl() {
   resolve(handle, lib.CommDeregister, "ncclCommDeregister", false, lib.path);
   resolve(handle, lib.CommWindowRegister, "ncclCommWindowRegister", false, lib.path);
   resolve(handle, lib.CommWindowDeregister, "ncclCommWindowDeregister", false, lib.path);
+  resolve(handle, lib.DevCommCreate, "ncclDevCommCreate", false, lib.path);
+  resolve(handle, lib.DevCommDestroy, "ncclDevCommDestroy", false, lib.path);
   if (lib.GetVersion(&lib.version_code) != ncclSuccess) {
     throw DeviceError(fmt::format("NCCL library {}: ncclGetVersion failed", lib.path));
   }

@@ -5,6 +5,11 @@
 
 #include "platform/nccl_version.hpp"
 
+// The device API's communicator (nccl_device/core.h, NCCL >= 2.28): declared, not included, so that this header
+// builds with older NCCL headers too.
+struct ncclDevComm;
+struct ncclDevCommRequirements;
+
 namespace linkscope::platform {
 
 // NCCL's API resolved with dlopen/dlsym from the system's libnccl.so.2 (or LINKSCOPE_NCCL_LIBRARY).
@@ -47,6 +52,9 @@ struct NcclLibrary {
   decltype(&ncclCommDeregister) CommDeregister = nullptr;
   decltype(&ncclCommWindowRegister) CommWindowRegister = nullptr;  // NCCL >= 2.27 (-R 2)
   decltype(&ncclCommWindowDeregister) CommWindowDeregister = nullptr;
+  // NCCL >= 2.28 (-D): the device communicator of a host communicator.
+  ncclResult_t (*DevCommCreate)(ncclComm_t, const ncclDevCommRequirements*, ncclDevComm*) = nullptr;
+  ncclResult_t (*DevCommDestroy)(ncclComm_t, const ncclDevComm*) = nullptr;
 
   // "2.28.3" from version_code.
   std::string version_string() const;

@@ -156,9 +156,9 @@ TEST(CollCli, NcclTestsNamesTimeAsNcclTestsAndTakeItsFlags) {
             std::string::npos)
       << r.out;
   // One-line usage errors, exit 2.
-  r = run_command(kBinDir + "/all_reduce_perf", {"-D", "1", "-R", "2"});
+  r = run_command(kBinDir + "/all_reduce_perf", {"-D", "1"});
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_NE(r.err.find("-D 1: linkscope has no NCCL device-API kernels"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("requires enabling symmetric memory registration (-R 2)"), std::string::npos) << r.err;
   expect_one_line(r.err);
   r = run_command(kBinary, {"coll", "-z", "1"});
   EXPECT_EQ(r.exit_code, 2);
@@ -169,6 +169,56 @@ TEST(CollCli, NcclTestsNamesTimeAsNcclTestsAndTakeItsFlags) {
   r = run_command(kBinDir + "/hypercube_perf", {"-b", "8", "-e", "64", "--dry-run"});
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("linkscope coll dry run: hypercube"), std::string::npos) << r.out;
+}
+
+// -D/-V: the device-API kernels of all_reduce_perf and alltoall_perf, nccl-tests' refusals for the other tests,
+// and the version gate against an NCCL without the 2.28 device API (tests/cli/fake_nccl), all without a GPU.
+TEST(CollCli, DeviceImplementationsAreChosenAndGatedByTheLoadedNccl) {
+  auto r = run_command(kBinDir + "/all_reduce_perf", {"-D", "2", "-R", "2", "-V", "4", "--dry-run"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("operation: device API all_reduce LSA vectorized kernel (-D 2, 4 CTAs x 512 threads)"),
+            std::string::npos)
+      << r.out;
+  r = run_command(kBinDir + "/alltoall_perf", {"-D", "1", "-R", "2", "-V", "200", "--dry-run"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("operation: device API alltoall NVL kernel (-D 1, 16 CTAs x 512 threads)"), std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("device_cta_count (-V) must be positive and less than 128, got 200. Using default value 16."),
+            std::string::npos)
+      << r.out;
+  r = run_command(kBinDir + "/broadcast_perf", {"-D", "1", "-R", "2"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("Device implementation 1 is not supported by this test"), std::string::npos) << r.err;
+  expect_one_line(r.err);
+  r = run_command(kBinDir + "/all_reduce_perf", {"-D", "7", "-R", "2"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("Device implementation 7 is not supported by this test"), std::string::npos) << r.err;
+  r = run_command(kBinDir + "/all_reduce_perf", {"-D", "1", "-R", "2", "-d", "bfloat16"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("not bfloat16"), std::string::npos) << r.err;
+
+  const std::string fake = std::string("LINKSCOPE_NCCL_LIBRARY=") + LINKSCOPE_FAKE_NCCL;
+  r = run_command(kBinDir + "/all_reduce_perf", {"-D", "1", "-R", "2"}, {fake, "LINKSCOPE_FAKE_NCCL_VERSION=22707"});
+  EXPECT_EQ(r.exit_code, 3);
+  EXPECT_NE(r.err.find("Option -D (device implementation) requires NCCL >= 2.28.0; the loaded NCCL is 2.27.7"),
+            std::string::npos)
+      << r.err;
+  expect_one_line(r.err);
+  r = run_command(kBinDir + "/alltoall_perf", {"-D", "2", "-R", "2"}, {fake, "LINKSCOPE_FAKE_NCCL_VERSION=22900"});
+  EXPECT_EQ(r.exit_code, 3);
+  EXPECT_NE(r.err.find("Incompatible NCCL versions. linkscope was compiled with NCCL 2.28, but is running with NCCL "
+                       "22900. The 2.28 Device API is not compatible with later."),
+            std::string::npos)
+      << r.err;
+  // The GPU machine's NCCL: 2.28.3 has the device API, but its structures are those from before 2.28.7.
+  r = run_command(kBinDir + "/all_reduce_perf", {"-D", "1", "-R", "2"}, {fake, "LINKSCOPE_FAKE_NCCL_VERSION=22803"});
+  EXPECT_EQ(r.exit_code, 3);
+  EXPECT_NE(r.err.find("but is running with NCCL 2.28.3"), std::string::npos) << r.err;
+  expect_one_line(r.err);
+  r = run_command(kBinDir + "/all_reduce_perf", {"-D", "1", "-R", "2"}, {fake, "LINKSCOPE_FAKE_NCCL_VERSION=22809"});
+  EXPECT_EQ(r.exit_code, 3);
+  EXPECT_NE(r.err.find("-D needs ncclDevCommCreate; the loaded NCCL 2.28.9"), std::string::npos) << r.err;
+  expect_one_line(r.err);
 }
 
 // The MPI bootstrap without GPUs: every process starts MPI, finds its node-local rank, and rank 0 gathers
