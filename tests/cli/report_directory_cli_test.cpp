@@ -205,6 +205,27 @@ TEST_F(ReportDirectoryCli, TheSwapRemovesTheEarlierReportsFilesButNoUserFile) {
   }
 }
 
+// The live doctor saves run.json after every step, so what it measured survives a crash; stopped while it writes
+// the report at the end, DIR keeps that run.json beside the earlier report's other files (docs/reports.md).
+// Without a driver (NVML pointed at nothing, as DoctorCli does) the live doctor measures nothing but still writes.
+TEST_F(ReportDirectoryCli, ALiveDoctorStoppedWhileWritingKeepsItsRunBesideTheEarlierReport) {
+  test::BackgroundCommand doctor(LINKSCOPE_BINARY, {"doctor", "--quick", "-o", dir_},
+                                 {"LINKSCOPE_NVML_LIBRARY=/nonexistent/libnvidia-ml.so.1",
+                                  "LINKSCOPE_TEST_WRITE_PAUSE=staged:2"},
+                                 scratch_.path() + "/doctor.err");
+  ASSERT_TRUE(doctor.wait_for_stderr("linkscope: test: paused after staged file 2\n", 60)) << doctor.err();
+  doctor.send(SIGINT);
+  EXPECT_EQ(doctor.wait(60), kInterrupted) << doctor.err();
+  Snapshot expected = earlier_;
+  const Snapshot found = snapshot(dir_);
+  ASSERT_TRUE(found.count("run.json"));
+  expected["run.json"] = found.at("run.json");
+  EXPECT_EQ(differences(found, expected), "") << "only run.json, the doctor's own checkpoint, is new";
+  EXPECT_NE(found.at("run.json"), earlier_.at("run.json"));
+  EXPECT_NE(found.at("run.json").find("/nonexistent/libnvidia-ml.so.1"), std::string::npos)
+      << "the checkpoint is this run's";
+}
+
 TEST_F(ReportDirectoryCli, TheRunJsonInputIsNeverReplacedOrRemoved) {
   // The report directory holding the run it renders: refused before anything is staged.
   const std::string run = dir_ + "/run.json";
