@@ -27,9 +27,6 @@ namespace linkscope {
 
 namespace {
 
-// A report's list names tens of files; one larger than this was not written by linkscope and is not trusted.
-constexpr std::uint64_t kMaxFileSetListBytes = 1 << 20;
-
 // A name a set may hold, and so the only kind of name a list may make the writer remove: a plain, visible file
 // name in the directory (never a path, never a hidden file such as a temporary or the list itself).
 bool plain_file_name(const std::string& name) {

@@ -1,4 +1,5 @@
 #pragma once
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -22,6 +23,8 @@ namespace linkscope {
 
 // The hidden file naming the files the last set wrote, one per line: what a later set may remove.
 inline constexpr const char* kFileSetList = ".linkscope-files";
+// A report's list names tens of files; a larger one was not written by linkscope and is not trusted (README Limits).
+inline constexpr std::uint64_t kMaxFileSetListBytes = 1 << 20;
 
 class FileSetWriter {
  public:

@@ -94,6 +94,20 @@ TEST(FileSet, RemovesOnlyTheListedFilesTheNewSetLacks) {
   EXPECT_EQ(test::read_text(out + "/run.json"), "2");
 }
 
+TEST(FileSet, AListLargerThanItsLimitIsNotTrustedAndRemovesNothing) {
+  test::TempDir dir;
+  const std::string out = dir.path() + "/out";
+  dir.write("out/old.svg", "chart");
+  std::string list = "old.svg\n";
+  while (list.size() <= kMaxFileSetListBytes) list += "# padding\n";
+  dir.write(std::string("out/") + kFileSetList, list);
+  FileSetWriter set(out, {});
+  set.add("run.json", "1");
+  set.commit();
+  EXPECT_EQ(test::read_text(out + "/old.svg"), "chart");
+  EXPECT_EQ(test::read_text(out + "/" + kFileSetList).find("old.svg"), std::string::npos) << "replaced by the new list";
+}
+
 TEST(FileSet, RefusesToWriteOverAnInputAndLeavesNothing) {
   test::TempDir dir;
   const std::string input = dir.write("out/run.json", "input");
