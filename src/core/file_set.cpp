@@ -14,7 +14,6 @@
 #include <optional>
 #include <sstream>
 #include <thread>
-#include <tuple>
 #include <utility>
 
 #include <fmt/format.h>
@@ -166,15 +165,29 @@ std::vector<std::string> FileSetWriter::commit() {
   stop_if_interrupted();
 
   signals_.hold();
-  // A rename that fails here (the staging checks leave little that can: an I/O error) cannot be undone: the
+  const std::size_t files = staged_.size() - 1;  // the last one is the list
+  // The first rename failing changes nothing yet: the set stops there and the directory stays as it was.
+  if (files > 0 && ::rename(staged_.front().temp.c_str(), staged_.front().target.c_str()) != 0) {
+    const std::string target = staged_.front().target;
+    const std::string why_not = std::strerror(errno);
+    remove_staged();
+    signals_.release();
+    throw InputError(target, 0, "cannot replace: " + why_not + "; the directory is as it was");
+  }
+  // A later rename that fails (staging's checks leave little that can: an I/O error) cannot be undone: the
   // others go ahead, so the set is as new as it can be, and the error names the file that kept its earlier text.
   std::string failed, why_failed;
   const auto note_failure = [&](const std::string& path, const std::string& what) {
-    if (failed.empty()) std::tie(failed, why_failed) = std::make_pair(path, what + std::strerror(errno));
+    if (!failed.empty()) return;
+    failed = path;
+    why_failed = what + std::strerror(errno);
   };
   std::vector<std::string> written;
-  const std::size_t files = staged_.size() - 1;  // the last one is the list
-  for (std::size_t i = 0; i < files; ++i) {
+  if (files > 0) {
+    written.push_back(staged_.front().target);
+    pause_here("committed", written.size(), [this] { return signals_.pending(); });
+  }
+  for (std::size_t i = 1; i < files; ++i) {
     if (::rename(staged_[i].temp.c_str(), staged_[i].target.c_str()) == 0) {
       written.push_back(staged_[i].target);
       pause_here("committed", written.size(), [this] { return signals_.pending(); });

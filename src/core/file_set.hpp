@@ -40,7 +40,8 @@ class FileSetWriter {
   void add(const std::string& name, std::string_view content);
 
   // Swaps the staged set in; returns the paths of the set's files (not the list). Throws InputError when a
-  // rename or the flush fails, and an interrupted Error once the set is in place when a signal came during it.
+  // rename or the flush fails (the first rename failing leaves the directory as it was; a later one, the others
+  // in place), and an interrupted Error once the set is in place when a signal came during the swap.
   std::vector<std::string> commit();
 
  private:

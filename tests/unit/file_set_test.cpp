@@ -117,6 +117,45 @@ TEST(FileSet, RefusesToWriteOverAnInputAndLeavesNothing) {
   EXPECT_EQ(files_in(dir.path() + "/out"), (std::map<std::string, std::string>{{"run.json", "input"}}));
 }
 
+// A rename can still fail in the swap when a target changed after staging (here: it became a folder).
+TEST(FileSet, TheFirstRenameFailingLeavesTheDirectoryAsItWas) {
+  test::TempDir dir;
+  const std::string out = dir.path() + "/out";
+  FileSetWriter set(out, {});
+  set.add("run.json", "{}");
+  set.add("b.svg", "<svg/>");
+  fs::create_directory(out + "/run.json");
+  try {
+    set.commit();
+    ADD_FAILURE() << "the swap succeeded over a folder";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.file(), out + "/run.json");
+    EXPECT_NE(std::string(e.what()).find("the directory is as it was"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(files_in(out), (std::map<std::string, std::string>{{"run.json", ""}})) << "only the folder";
+}
+
+TEST(FileSet, ALaterRenameFailingStillSwapsTheOthersInAndNamesTheFile) {
+  test::TempDir dir;
+  const std::string out = dir.path() + "/out";
+  FileSetWriter set(out, {});
+  set.add("run.json", "{}");
+  set.add("b.svg", "<svg/>");
+  set.add("c.svg", "<svg>c</svg>");
+  fs::create_directory(out + "/b.svg");
+  try {
+    set.commit();
+    ADD_FAILURE() << "the swap succeeded over a folder";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.file(), out + "/b.svg");
+    EXPECT_NE(std::string(e.what()).find("the other new files are in place"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(test::read_text(out + "/run.json"), "{}");
+  EXPECT_EQ(test::read_text(out + "/c.svg"), "<svg>c</svg>");
+  EXPECT_TRUE(fs::is_directory(out + "/b.svg"));
+  EXPECT_EQ(files_in(out).size(), 4u) << "run.json, the folder, c.svg and the list: no temporary file";
+}
+
 TEST(FileSet, ANameAddedTwiceKeepsTheLastContent) {
   test::TempDir dir;
   FileSetWriter set(dir.path() + "/out", {});
