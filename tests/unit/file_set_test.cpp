@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <map>
 #include <string>
+#include <utility>
 
 #include <gtest/gtest.h>
 
@@ -117,6 +118,17 @@ TEST(FileSet, RefusesToWriteOverAnInputAndLeavesNothing) {
   EXPECT_EQ(files_in(dir.path() + "/out"), (std::map<std::string, std::string>{{"run.json", "input"}}));
 }
 
+// The file and message of the InputError commit() throws; ("", "") and a failure when it throws none.
+std::pair<std::string, std::string> commit_failure(FileSetWriter& set) {
+  try {
+    set.commit();
+  } catch (const InputError& e) {
+    return {e.file(), e.what()};
+  }
+  ADD_FAILURE() << "the swap succeeded over a folder";
+  return {};
+}
+
 // A rename can still fail in the swap when a target changed after staging (here: it became a folder).
 TEST(FileSet, TheFirstRenameFailingLeavesTheDirectoryAsItWas) {
   test::TempDir dir;
@@ -125,13 +137,9 @@ TEST(FileSet, TheFirstRenameFailingLeavesTheDirectoryAsItWas) {
   set.add("run.json", "{}");
   set.add("b.svg", "<svg/>");
   fs::create_directory(out + "/run.json");
-  try {
-    set.commit();
-    ADD_FAILURE() << "the swap succeeded over a folder";
-  } catch (const InputError& e) {
-    EXPECT_EQ(e.file(), out + "/run.json");
-    EXPECT_NE(std::string(e.what()).find("the directory is as it was"), std::string::npos) << e.what();
-  }
+  const auto [file, message] = commit_failure(set);
+  EXPECT_EQ(file, out + "/run.json");
+  EXPECT_NE(message.find("the directory is as it was"), std::string::npos) << message;
   EXPECT_EQ(files_in(out), (std::map<std::string, std::string>{{"run.json", ""}})) << "only the folder";
 }
 
@@ -143,13 +151,9 @@ TEST(FileSet, ALaterRenameFailingStillSwapsTheOthersInAndNamesTheFile) {
   set.add("b.svg", "<svg/>");
   set.add("c.svg", "<svg>c</svg>");
   fs::create_directory(out + "/b.svg");
-  try {
-    set.commit();
-    ADD_FAILURE() << "the swap succeeded over a folder";
-  } catch (const InputError& e) {
-    EXPECT_EQ(e.file(), out + "/b.svg");
-    EXPECT_NE(std::string(e.what()).find("the other new files are in place"), std::string::npos) << e.what();
-  }
+  const auto [file, message] = commit_failure(set);
+  EXPECT_EQ(file, out + "/b.svg");
+  EXPECT_NE(message.find("the other new files are in place"), std::string::npos) << message;
   EXPECT_EQ(test::read_text(out + "/run.json"), "{}");
   EXPECT_EQ(test::read_text(out + "/c.svg"), "<svg>c</svg>");
   EXPECT_TRUE(fs::is_directory(out + "/b.svg"));
