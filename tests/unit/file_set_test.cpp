@@ -6,6 +6,7 @@
 #include <map>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -118,8 +119,13 @@ TEST(FileSet, RefusesToWriteOverAnInputAndLeavesNothing) {
   EXPECT_EQ(files_in(dir.path() + "/out"), (std::map<std::string, std::string>{{"run.json", "input"}}));
 }
 
-// The file and message of the InputError commit() throws; ("", "") and a failure when it throws none.
-std::pair<std::string, std::string> commit_failure(FileSetWriter& set) {
+// A rename can still fail in the swap when a target changed after staging: `files` staged into `out`, then the
+// target `blocked` made a folder. Returns the file and message of the InputError commit() throws.
+std::pair<std::string, std::string> swap_over_a_folder(const std::string& out, const std::vector<std::string>& files,
+                                                       const std::string& blocked) {
+  FileSetWriter set(out, {});
+  for (const auto& name : files) set.add(name, "<" + name + ">");
+  fs::create_directory(out + "/" + blocked);
   try {
     set.commit();
   } catch (const InputError& e) {
@@ -129,15 +135,10 @@ std::pair<std::string, std::string> commit_failure(FileSetWriter& set) {
   return {};
 }
 
-// A rename can still fail in the swap when a target changed after staging (here: it became a folder).
 TEST(FileSet, TheFirstRenameFailingLeavesTheDirectoryAsItWas) {
   test::TempDir dir;
   const std::string out = dir.path() + "/out";
-  FileSetWriter set(out, {});
-  set.add("run.json", "{}");
-  set.add("b.svg", "<svg/>");
-  fs::create_directory(out + "/run.json");
-  const auto [file, message] = commit_failure(set);
+  const auto [file, message] = swap_over_a_folder(out, {"run.json", "b.svg"}, "run.json");
   EXPECT_EQ(file, out + "/run.json");
   EXPECT_NE(message.find("the directory is as it was"), std::string::npos) << message;
   EXPECT_EQ(files_in(out), (std::map<std::string, std::string>{{"run.json", ""}})) << "only the folder";
@@ -146,16 +147,11 @@ TEST(FileSet, TheFirstRenameFailingLeavesTheDirectoryAsItWas) {
 TEST(FileSet, ALaterRenameFailingStillSwapsTheOthersInAndNamesTheFile) {
   test::TempDir dir;
   const std::string out = dir.path() + "/out";
-  FileSetWriter set(out, {});
-  set.add("run.json", "{}");
-  set.add("b.svg", "<svg/>");
-  set.add("c.svg", "<svg>c</svg>");
-  fs::create_directory(out + "/b.svg");
-  const auto [file, message] = commit_failure(set);
+  const auto [file, message] = swap_over_a_folder(out, {"run.json", "b.svg", "c.svg"}, "b.svg");
   EXPECT_EQ(file, out + "/b.svg");
   EXPECT_NE(message.find("the other new files are in place"), std::string::npos) << message;
-  EXPECT_EQ(test::read_text(out + "/run.json"), "{}");
-  EXPECT_EQ(test::read_text(out + "/c.svg"), "<svg>c</svg>");
+  EXPECT_EQ(test::read_text(out + "/run.json"), "<run.json>");
+  EXPECT_EQ(test::read_text(out + "/c.svg"), "<c.svg>");
   EXPECT_TRUE(fs::is_directory(out + "/b.svg"));
   EXPECT_EQ(files_in(out).size(), 4u) << "run.json, the folder, c.svg and the list: no temporary file";
 }
