@@ -168,13 +168,12 @@ int run_doctor_cluster(const DoctorOptions& options) {
     }
     diagnose::diagnose_into(run);  // this host's hypotheses judged again, every rule (the cluster's too)
 
-    auto written = report::write_report_directory(options.output_dir, run);
+    // Every host's run is a file of the report's set: replaced with it, removed with it when that host is gone.
+    std::vector<report::ReportFile> host_files;
     for (std::size_t i = 0; i < host_runs.size(); ++i) {
-      if (!host_runs[i]) continue;
-      const std::string path = options.output_dir + "/" + host_file(hosts->hosts[i].name);
-      model::write_run_file(path, *host_runs[i]);
-      written.push_back(path);
+      if (host_runs[i]) host_files.push_back({host_file(hosts->hosts[i].name), model::run_text(*host_runs[i])});
     }
+    const auto written = report::write_report_directory(options.output_dir, run, {}, host_files);
     std::fprintf(stderr, "linkscope doctor: diagnosed %zu host(s); wrote %zu files to %s (open %s/report.html)\n",
                  roster.hosts.size(), written.size(), options.output_dir.c_str(), options.output_dir.c_str());
     const std::string output = options.format == "json" ? report::render_json(run) : report::render_summary_text(run);

@@ -12,39 +12,13 @@
 #include <fmt/format.h>
 
 #include "core/error.hpp"
+#include "core/staged_file.hpp"
 
 namespace linkscope {
 
 namespace {
 
 std::string errno_text() { return std::strerror(errno); }
-
-// A test seam: LINKSCOPE_TEST_WRITE_LIMIT=N makes every write fail once N bytes of a file are written, as a full
-// disk would (the CI's full-filesystem test uses it where no small tmpfs can be mounted).
-std::uint64_t write_limit() {
-  const char* text = std::getenv("LINKSCOPE_TEST_WRITE_LIMIT");
-  if (text == nullptr || *text == '\0') return UINT64_MAX;
-  return std::strtoull(text, nullptr, 10);
-}
-
-// Errors name `path`, the file the user asked for, not the temporary file beside it.
-void write_all(int fd, std::string_view content, const std::string& path) {
-  const std::uint64_t limit = write_limit();
-  std::size_t done = 0;
-  while (done < content.size()) {
-    if (done >= limit) {
-      errno = ENOSPC;
-      throw InputError(path, 0, "cannot write: " + errno_text());
-    }
-    const std::size_t chunk = std::min<std::uint64_t>(content.size() - done, limit - done);
-    const ssize_t n = ::write(fd, content.data() + done, chunk);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      throw InputError(path, 0, "cannot write: " + errno_text());
-    }
-    done += static_cast<std::size_t>(n);
-  }
-}
 
 }  // namespace
 
@@ -154,33 +128,8 @@ bool same_file(const std::string& a, const std::string& b) {
 }
 
 void write_file_atomically(const std::string& path, std::string_view content, const std::vector<std::string>& inputs) {
-  if (path.empty()) throw InputError("(empty path)", 0, "no output file named");
-  for (const auto& input : inputs) {
-    if (same_file(path, input)) throw InputError(path, 0, "refusing to write over an input of this command");
-  }
-  struct stat existing {};
-  if (::stat(path.c_str(), &existing) == 0 && S_ISDIR(existing.st_mode)) {
-    throw InputError(path, 0, "is a directory; a file name is expected");
-  }
-  std::string temp = path + ".tmp-XXXXXX";
-  const int fd = ::mkstemp(temp.data());
-  if (fd < 0) throw InputError(path, 0, "cannot create a file beside it: " + errno_text());
-  try {
-    write_all(fd, content, path);
-    if (::fsync(fd) != 0) throw InputError(path, 0, "cannot flush to disk: " + errno_text());
-    // mkstemp makes the file 0600; an output is as readable as any file the user creates.
-    const mode_t mask = ::umask(0);
-    ::umask(mask);
-    ::fchmod(fd, 0666 & ~mask);
-    if (::close(fd) != 0) {
-      ::unlink(temp.c_str());
-      throw InputError(path, 0, "cannot write: " + errno_text());
-    }
-  } catch (...) {
-    ::close(fd);
-    ::unlink(temp.c_str());
-    throw;
-  }
+  check_write_target(path, inputs);
+  const std::string temp = stage_beside(path, content);
   if (::rename(temp.c_str(), path.c_str()) != 0) {
     const std::string why = errno_text();
     ::unlink(temp.c_str());

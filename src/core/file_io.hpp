@@ -8,8 +8,9 @@
 // The one way linkscope reads an input file and writes an output file.
 // - Reading: only a regular file, at most `max_bytes` (a FIFO, a device such as /dev/zero, a directory or a huge file
 //   is an InputError naming the file, never a hang or a memory blow-up).
-// - Writing: atomically (a temporary file beside the target, flushed to disk, then renamed over it), so a full disk,
-//   a signal or a crash leaves the previous file whole; never over a file the command read (`inputs`).
+// - Writing: atomically (a hidden temporary file beside the target, flushed to disk, then renamed over it:
+//   core/staged_file), so a full disk, a signal or a crash leaves the previous file whole; never over a file the
+//   command read (`inputs`). Several files that belong together (a report directory): core/file_set.
 namespace linkscope {
 
 std::string read_input_file(const std::string& path, std::uint64_t max_bytes, std::string_view what);

@@ -1,13 +1,9 @@
 #include "report/report_render.hpp"
 
-#include <filesystem>
-#include <set>
-#include <system_error>
-
 #include <fmt/format.h>
 
 #include "core/error.hpp"
-#include "core/file_io.hpp"
+#include "core/file_set.hpp"
 #include "report/cluster_tables.hpp"
 #include "report/collective_text.hpp"
 #include "report/html_report.hpp"
@@ -65,37 +61,19 @@ std::string render_report(const model::Run& run, ReportFormat format) {
 }
 
 std::vector<std::string> write_report_directory(const std::string& directory, const model::Run& run,
-                                                const std::vector<std::string>& inputs) {
-  namespace fs = std::filesystem;
-  std::error_code error;
-  fs::create_directories(directory, error);
-  if (error || !fs::is_directory(directory)) {
-    throw InputError(directory, 0, "cannot create the report directory" + (error ? ": " + error.message() : ""));
-  }
-  // The charts of an earlier report here (report.html beside them says the directory is one): those this run
-  // does not draw again are removed once the new files are written, so no stale chart sits beside the new report.
-  std::set<std::string> earlier_charts;
-  if (fs::exists(fs::path(directory) / "report.html", error)) {
-    for (const auto& entry : fs::directory_iterator(directory, error)) {
-      const bool chart = entry.is_regular_file(error) && entry.path().extension() == ".svg";
-      if (chart) earlier_charts.insert(entry.path().string());
-    }
-  }
-  std::vector<std::string> written;
-  auto write = [&](const std::string& name, const std::string& text) {
-    const std::string path = (fs::path(directory) / name).string();
-    write_file_atomically(path, text, inputs);
-    written.push_back(path);
-    earlier_charts.erase(path);
-  };
-  write("run.json", render_json(run));
-  write("report.html", render_html(run));
+                                                const std::vector<std::string>& inputs,
+                                                const std::vector<ReportFile>& more_files) {
+  // One set (core/file_set): staged whole, then swapped in, so the directory never holds half of each report.
+  // run.json first: it is renamed into place first, the measured data before the views of it.
+  FileSetWriter files(directory, inputs);
+  files.add("run.json", render_json(run));
+  files.add("report.html", render_html(run));
   MarkdownOptions options;
   options.link_svg_files = true;
-  write("report.md", render_markdown(run, options));
-  for (const auto& svg : report_svgs(collect_report_data(run))) write(svg.file, svg.svg);
-  for (const auto& stale : earlier_charts) fs::remove(stale, error);
-  return written;
+  files.add("report.md", render_markdown(run, options));
+  for (const auto& svg : report_svgs(collect_report_data(run))) files.add(svg.file, svg.svg);
+  for (const auto& file : more_files) files.add(file.name, file.text);
+  return files.commit();
 }
 
 }  // namespace linkscope::report

@@ -22,10 +22,18 @@ std::string render_run_text(const model::Run& run);
 // kText: render_run_text; kMarkdown: report.md; kHtml: report.html; kJson: the run document.
 std::string render_report(const model::Run& run, ReportFormat format);
 
-// Writes report.html, report.md (linking the SVGs), the SVG charts and run.json into `directory` (created when
-// missing), each file atomically (core/file_io), never over one of `inputs`; returns the paths written. Errors
-// are InputErrors naming the path.
+// A file the report directory holds beside the report's own (a cluster's host runs, host-NAME.json).
+struct ReportFile {
+  std::string name;
+  std::string text;
+};
+
+// Writes run.json, report.html, report.md (linking the SVGs), the SVG charts and `more_files` into `directory`
+// (created when missing) as one set (core/file_set): staged, then swapped in, the earlier report's files that this
+// one lacks removed, never a file linkscope did not write, never over one of `inputs`; returns the paths written.
+// Errors are InputErrors naming the path; SIGINT/SIGTERM/SIGHUP during the write is an Error with exit 130.
 std::vector<std::string> write_report_directory(const std::string& directory, const model::Run& run,
-                                                const std::vector<std::string>& inputs = {});
+                                                const std::vector<std::string>& inputs = {},
+                                                const std::vector<ReportFile>& more_files = {});
 
 }  // namespace linkscope::report

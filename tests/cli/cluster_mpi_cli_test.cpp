@@ -10,6 +10,7 @@
 
 #include <chrono>
 #include <cstdlib>
+#include <filesystem>
 #include <set>
 
 #include <nlohmann/json.hpp>
@@ -231,6 +232,12 @@ TEST(ClusterMpiCli, DoctorWritesOneReportForTheCluster) {
   const std::string html = test::read_text(out + "/report.html");
   EXPECT_NE(html.find("<section id=\"hosts\">"), std::string::npos);
   EXPECT_NE(html.find("<section id=\"cross-host\">"), std::string::npos);
+  // Every host's run is a file of the report's set (docs/reports.md "Writing the report directory").
+  const std::string list = test::read_text(out + "/.linkscope-files");
+  for (const char* host : {"host-node-a.json", "host-node-b.json"}) {
+    EXPECT_TRUE(std::filesystem::is_regular_file(out + "/" + host)) << host;
+    EXPECT_NE(list.find(std::string("\n") + host + "\n"), std::string::npos) << list;
+  }
 }
 
 TEST(ClusterMpiCli, OfflineCommandsRunOnceUnderMpirun) {

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include "core/file_set.hpp"
 #include "core/sweep.hpp"
 #include "discover/sysfs_root.hpp"
 #include "model/run_file.hpp"
@@ -41,6 +42,7 @@ TEST(ReadmeLimits, EveryNumberIsTheConstantItNames) {
       {"kMaxSweepPoints", std::to_string(kMaxSweepPoints)},
       {"discover::kMaxSysfsAttributeBytes", bytes_text(discover::kMaxSysfsAttributeBytes)},
       {"discover::kMaxSysfsFileBytes", bytes_text(discover::kMaxSysfsFileBytes)},
+      {"kMaxFileSetListBytes", bytes_text(kMaxFileSetListBytes)},
   };
   for (const auto& [constant, value] : limits) {
     const std::string row = row_of(readme, constant);

@@ -5,6 +5,7 @@
 #include <filesystem>
 
 #include "core/error.hpp"
+#include "core/file_set.hpp"
 #include "diagnose/diagnose.hpp"
 #include "model/run_file.hpp"
 #include "report/json_report.hpp"
@@ -30,10 +31,11 @@ TEST(ReportDirectory, WritesEveryFileAndTheRunAsRunJsonWritesIt) {
   }
   EXPECT_EQ(test::read_text(out + "/run.json"), model::run_text(run));
   EXPECT_EQ(test::read_text(out + "/run.json"), render_json(run));
-  // No temporary file is left beside the targets.
+  // No temporary file is left beside the targets; the one more is the list of the set's files.
   std::size_t files = 0;
   for (const auto& entry : std::filesystem::directory_iterator(out)) files += entry.is_regular_file() ? 1 : 0;
-  EXPECT_EQ(files, written.size());
+  EXPECT_EQ(files, written.size() + 1);
+  EXPECT_TRUE(std::filesystem::is_regular_file(out + "/" + kFileSetList));
 }
 
 TEST(ReportDirectory, RefusesToWriteOverItsInput) {
