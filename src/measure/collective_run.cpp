@@ -56,6 +56,21 @@ CollectiveSetup settle(const CollectiveRequest& request, ProcessGroup& group, in
   return setup;
 }
 
+// Every process runs the same series and sizes in the same order (times are reduced over the whole job): colours of
+// different sizes may plan different ones (all roots of a rooted op, sizes that fit), which would hang the job.
+void require_same_points(const CollectiveSetup& setup, ProcessGroup& group) {
+  const std::vector<long long> mine{static_cast<long long>(setup.series.size()),
+                                    static_cast<long long>(setup.plan.sizes.size())};
+  std::vector<long long> low = mine, high = mine;
+  group.allreduce(low, ProcessGroup::Op::kMin);
+  group.allreduce(high, ProcessGroup::Op::kMax);
+  if (low != high) {
+    throw UsageError(fmt::format("{}: the communicators differ in size and would run {}..{} series of {}..{} sizes; "
+                                 "choose a split with equal groups, or one root (-r) and sizes that fit every GPU",
+                                 setup.plan.split.source, low[0], high[0], low[1], high[1]));
+  }
+}
+
 // The id this process's communicators join: given, or made by the first process of each colour and broadcast to
 // all (every process takes part in every colour's broadcast; it keeps its own colour's id).
 ncclUniqueId shared_id(const CollectiveRequest& request, ProcessGroup& group, const ProcessSplit& split) {
@@ -177,6 +192,7 @@ CollectiveRun run_collectives(const CollectiveRequest& request, ProcessGroup& gr
   const ProcessSplit split = split_processes(request.plan.split, group);
   run.setup = settle(request, group, split.mine.size);
   const CollectiveSetup& setup = run.setup;
+  if (split.mine.size != group.size()) require_same_points(setup, group);
   if (progress.on_setup) progress.on_setup(setup);
 
   const ncclUniqueId id = shared_id(request, group, split);
