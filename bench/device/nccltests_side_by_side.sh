@@ -24,26 +24,13 @@ build=${LINKSCOPE_BUILD:-$here/build/ci}
 out_root=${OUT:-$PWD/out}
 rounds=${ROUNDS:-2}
 budget=${TIME_BUDGET_S:-480}
-work=$(mktemp -d)
-res=$work/nccltests_side_by_side
-mkdir -p "$res/runs" "$res/json" "$res/analyze" "$res/flags" "$out_root"
-summary=$res/summary.txt
-started=$SECONDS
-export NCCL_NVLS_ENABLE=0
-
-log() { echo "$*" | tee -a "$summary" >&2; }
-over_budget() { (( SECONDS - started > budget )); }
-pack() {
-  tar -C "$work" -cf "$out_root/nccltests_side_by_side.tar" nccltests_side_by_side
-  echo "nccltests_side_by_side.sh: results in $out_root/nccltests_side_by_side.tar" >&2
-}
-trap pack EXIT
+# shellcheck source=bench/device/side_by_side_lib.sh
+source "$here/bench/device/side_by_side_lib.sh"
+start_results nccltests_side_by_side runs json analyze flags
 
 [[ -x $refbin/all_reduce_perf ]] || { log "no nccl-tests binaries at $refbin (expected $refbin/all_reduce_perf)"; exit 2; }
 [[ -x $build/linkscope ]] || { log "no linkscope at $build/linkscope (set LINKSCOPE_BUILD)"; exit 2; }
-log "# nccltests_side_by_side $(date -u +%FT%TZ) on $(hostname)"
-nvidia-smi --query-gpu=name,driver_version,pci.bus_id --format=csv,noheader >>"$summary" 2>&1
-"$build/linkscope" version >>"$summary" 2>&1
+machine_header "$build/linkscope"
 
 # run TOOL OP NAME ARGS...: one run of nccl-tests' binary or linkscope's personality link, its text, stderr and exit code.
 run() {
@@ -51,14 +38,7 @@ run() {
   shift 3
   local bin=$refbin/${op}_perf
   [[ $tool == linkscope ]] && bin=$build/${op}_perf
-  if [[ ! -x $bin ]]; then
-    echo "missing $bin" >"$res/$name.err"
-    : >"$res/$name.txt"
-    echo 127 >"$res/$name.rc"
-    return
-  fi
-  timeout 120 "$bin" "$@" >"$res/$name.txt" 2>"$res/$name.err"
-  echo $? >"$res/$name.rc"
+  capture 120 "$bin" "$res/$name" "$@"
 }
 
 # --- 2. side by side, alternating which tool goes first.

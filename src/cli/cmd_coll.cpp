@@ -19,6 +19,7 @@
 #include "model/run.hpp"
 #include "model/coll_sampling.hpp"
 #include "model/run_file.hpp"
+#include "plan/collective_run_plan.hpp"
 #include "plan/nccl_tests_personality.hpp"
 #include "platform/cuda_device_info.hpp"
 #include "platform/nccl_version.hpp"
@@ -159,7 +160,13 @@ int run_coll(CollState& state) {
   state.options.personality = state.as_nccl_tests;
   state.options.format = parse_format(state.format);
   Environment env = Environment::from_process();
+  // alltoallv_perf reads its variables (and its matrix file) once, before anything runs.
+  if (coll::parse_op(state.options.op) == coll::CollectiveOp::kAlltoAllv) {
+    state.options.alltoallv = coll::alltoallv_traffic_from_env(env);
+  }
   const auto launch = runtime::detect_launch(env);
+  // nccl-tests splits only its MPI processes.
+  if (launch.parallel()) state.options.split = coll::parse_split_rule(env);
   (void)coll::make_coll_plan(state.options);  // every usage check before CUDA is asked for the GPU count
   // Rank 0 writes the file (under mpirun/srun the others may run where that directory does not exist).
   if (!state.output_file.empty() && launch.world_rank == 0) check_output_path(state.output_file, "--output");
@@ -169,6 +176,11 @@ int run_coll(CollState& state) {
     state.options.gpus = std::max(1, platform::cuda_device_count_or_zero());
   }
   const coll::CollPlan plan = coll::make_coll_plan(state.options);
+  // The rules that need only the rank count (alltoallv's matrix, hypercube's power of two), before any GPU is asked;
+  // with a split the communicators' sizes are known once the processes meet.
+  if (plan.split.kind == coll::SplitRule::Kind::kNone) {
+    (void)coll::series_keys(plan, std::max(1, launch.world_size) * plan.gpus_per_process);
+  }
   // Under nccl-tests' host timer NCCL's per-call log would be timed too (runtime/nccl_debug_capture.hpp).
   const auto detail = plan.clock == coll::TimingClock::kHostLoop ? runtime::CaptureDetail::kInitOnly
                                                                  : runtime::CaptureDetail::kInitAndCalls;
@@ -194,7 +206,8 @@ Command add_coll_command(CLI::App& parent, const std::vector<std::string>& argv)
       "coll", "NCCL collective benchmark: nccl-tests' flags and formulas, per-size median/min/max/CV from CUDA events, "
               "every size verified, NCCL's transports recorded");
   state->app = app;
-  app->add_option("op", o.op, "all_reduce, all_gather, reduce_scatter, broadcast, reduce, alltoall, sendrecv, gather, scatter, hypercube")
+  app->add_option("op", o.op, "all_reduce, all_gather, reduce_scatter, broadcast, reduce, alltoall, sendrecv, gather, scatter, hypercube, "
+                  "alltoallv")
       ->capture_default_str();
   app->add_option("-b,--minbytes", o.min_bytes, "smallest size (K/M/G = 1024^n)")->capture_default_str();
   app->add_option("-e,--maxbytes", o.max_bytes, "largest size")->capture_default_str();

@@ -45,7 +45,7 @@ report::NcclTestsPreamble nccl_tests_preamble(const coll::CollOptions& options, 
   p.per_iteration_skip = plan.per_iteration_skip;
   p.parallel_init = plan.parallel_init;
   for (const auto& d : devices) {
-    p.devices.push_back({d.rank, 0, d.pid, d.host, d.cuda_device, d.pci_domain, d.pci_bus, d.pci_device, d.name});
+    p.devices.push_back({d.rank, d.group, d.pid, d.host, d.cuda_device, d.pci_domain, d.pci_bus, d.pci_device, d.name});
   }
   p.reduced_max_bytes = setup.reduced_max_bytes;
   return p;
@@ -145,10 +145,16 @@ void CollPrinter::print_nccl_tests_row(const model::CollectiveSeries& s, const s
     const double time_us = p.time->mean_us;
     c.time_us = options_.report_cputime ? p.cputime_us.value_or(0) : time_us;
     c.per_iteration = p.per_iteration;
-    const auto bw = coll::collective_bandwidth(s.op, p.count, coll::type_size(s.dtype), time_us * 1e-6, s.nranks);
+    const auto bw =
+        coll::collective_bandwidth(s.op, p.count, p.bytes, coll::type_size(s.dtype), time_us * 1e-6, s.nranks);
     c.algbw_gbps = bw.algbw_gbps;
     c.busbw_gbps = bw.busbw_gbps;
     if (p.wrong) c.wrong = static_cast<double>(*p.wrong);
+    const coll::CollPlan& plan = setup_.plan;
+    if (s.op == coll::CollectiveOp::kAlltoAllv && plan.alltoallv.print_summary) {
+      const std::uint64_t total = p.count * static_cast<std::uint64_t>(s.nranks) * coll::type_size(s.dtype);
+      c.lines_before = coll::alltoallv_summary_lines(plan.alltoallv, s.nranks, total, time_us * 1e-6);
+    }
     busbw_sum_ += bw.busbw_gbps;
     ++cells_;
     return c;

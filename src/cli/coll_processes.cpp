@@ -52,21 +52,27 @@ int coll_dry_run(const coll::CollPlan& plan, const std::vector<std::string>& arg
   const char* no_gpu = nullptr;
   const int visible = platform::cuda_device_count_or_zero(&no_gpu);
   const int local_rank = processes.local_rank();
+  const measure::ProcessSplit split = measure::split_processes(plan.split, group);
   std::string devices;
   try {
     const auto selected = coll::select_local_devices(visible, plan.gpus_per_process, local_rank,
                                                      coll::nccl_tests_device(processes.env));
     for (std::size_t i = 0; i < selected.size(); ++i) {
       devices += fmt::format("{}GPU {} -> rank {}", i == 0 ? "" : ", ", selected[i],
-                             group.rank() * plan.gpus_per_process + static_cast<int>(i));
+                             split.mine.rank * plan.gpus_per_process + static_cast<int>(i));
     }
   } catch (const UsageError& e) {
     devices = fmt::format("cannot run here: {}", e.what());
   }
   const std::string line = fmt::format(
-      "  process {} on {}: local rank {} of {}, {} visible GPU(s){}; {}{}", group.rank(), host_name(), local_rank,
+      "  process {} on {}: local rank {} of {}, {} visible GPU(s){}; {}{}{}", group.rank(), host_name(), local_rank,
       processes.mpi ? processes.mpi->local_size() : 1, visible,
-      visible == 0 && no_gpu != nullptr ? fmt::format(" ({})", no_gpu) : std::string(), devices,
+      visible == 0 && no_gpu != nullptr ? fmt::format(" ({})", no_gpu) : std::string(),
+      plan.split.kind == coll::SplitRule::Kind::kNone
+          ? std::string()
+          : fmt::format("group {}: process {} of {} in its communicator; ", split.mine.color, split.mine.rank,
+                        split.mine.size),
+      devices,
       first[0] != options_hash[0] ? "; WARNING: its options differ from process 0's" : "");
   const auto lines = group.gather(line);
   if (group.rank() != 0) return 0;
@@ -78,6 +84,9 @@ int coll_dry_run(const coll::CollPlan& plan, const std::vector<std::string>& arg
   std::printf("processes: %d (%s), %d GPU(s) each, %d rank(s)\n", group.size(),
               launch.parallel() ? fmt::format("MPI, {}", launch.launcher).c_str() : "single process",
               plan.gpus_per_process, group.size() * plan.gpus_per_process);
+  if (plan.split.kind != coll::SplitRule::Kind::kNone) {
+    std::printf("split: %s, %zu communicator(s)\n", plan.split.source.c_str(), coll::color_leaders(split.colors).size());
+  }
   for (const auto& l : lines) std::printf("%s\n", l.c_str());
   std::printf("timing: %s\n", plan.clock == coll::TimingClock::kHostLoop
                                    ? fmt::format("nccl-tests' host timer around -n iterations (blocking -z {}{})",
@@ -87,7 +96,7 @@ int coll_dry_run(const coll::CollPlan& plan, const std::vector<std::string>& arg
                                    : "linkscope's gated CUDA-event statistics");
   if (plan.device_api) std::printf("operation: %s\n", coll::device_call_name(plan.op, *plan.device_api).c_str());
   for (const auto& note : plan.notes) std::printf("note: %s\n", note.c_str());
-  for (const auto& note : coll::rounding_notes(plan, group.size() * plan.gpus_per_process)) {
+  for (const auto& note : coll::rounding_notes(plan, split.mine.size * plan.gpus_per_process)) {
     std::printf("note: %s\n", note.c_str());
   }
   std::printf("runtime layer: %s\n", processes.capture->active() ? "recorded (NCCL_DEBUG=INFO into a private file)"

@@ -1,8 +1,11 @@
 #include "core/exit_code.hpp"
 
+#include "core/nccl_tests_exit.hpp"
+
 namespace linkscope {
 
 std::string_view exit_code_name(ExitCode code) {
+  if (code == kNcclTestsRefused) return "nccl-tests-refused";
   switch (code) {
     case ExitCode::kOk: return "ok";
     case ExitCode::kInternal: return "internal";
@@ -18,6 +21,7 @@ std::string_view exit_code_name(ExitCode code) {
 }
 
 std::string_view exit_code_meaning(ExitCode code) {
+  if (code == kNcclTestsRefused) return "as an nccl-tests name: a flag combination nccl-tests refuses (its exit 255)";
   switch (code) {
     case ExitCode::kOk: return "ran; nothing failed";
     case ExitCode::kInternal: return "internal error (a bug in linkscope)";

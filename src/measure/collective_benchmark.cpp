@@ -83,7 +83,7 @@ bool CollectiveBenchmark::warm_up_series(const SeriesKey& key, std::uint64_t min
   std::optional<PointRun> last;
   for (std::uint64_t bytes = std::max<std::uint64_t>(min_bytes, 1); bytes <= max_bytes; bytes *= 2) {
     const coll::CollectiveCounts counts =
-        coll::collective_counts(key.op, bytes, coll::type_size(key.type), comms_.nranks());
+        coll::collective_counts(key.op, bytes, coll::type_size(key.type), comms_.nranks(), &options.alltoallv);
     if (counts.size_bytes() > buffer_bytes_) break;
     last.emplace(comms_, group_, *impl_, buffer_bytes_, key, counts, false, options);
     for (int w = 0; w < options.warmup_iters; ++w) last->enqueue_operation(static_cast<std::uint64_t>(w));
@@ -97,7 +97,7 @@ bool CollectiveBenchmark::aborted() const { return comms_.aborted(); }
 model::CollectivePoint CollectiveBenchmark::measure(const SeriesKey& key, std::uint64_t requested_bytes, bool in_place,
                                                    const BenchmarkOptions& options) {
   const coll::CollectiveCounts counts =
-      coll::collective_counts(key.op, requested_bytes, coll::type_size(key.type), comms_.nranks());
+      coll::collective_counts(key.op, requested_bytes, coll::type_size(key.type), comms_.nranks(), &options.alltoallv);
   model::CollectivePoint point;
   point.requested_bytes = requested_bytes;
   point.bytes = counts.size_bytes();
@@ -205,8 +205,8 @@ model::CollectivePoint CollectiveBenchmark::measure(const SeriesKey& key, std::u
   point.iterations = timed_iterations;
   point.stop_reason = options.fixed_iters ? "fixed-count" : to_string(sampler.stop_reason());
   if (enqueued_ops > 0) point.cputime_us = enqueue_s * 1e6 / static_cast<double>(enqueued_ops);
-  const coll::Bandwidth bw = coll::collective_bandwidth(key.op, counts.param_count, counts.element_size, s.median * 1e-6,
-                                                        comms_.nranks());
+  const coll::Bandwidth bw = coll::collective_bandwidth(key.op, counts.param_count, counts.size_bytes(),
+                                                        counts.element_size, s.median * 1e-6, comms_.nranks());
   point.algbw_gbps = bw.algbw_gbps;
   point.busbw_gbps = bw.busbw_gbps;
   if (point.wrong && *point.wrong > 0) {

@@ -36,6 +36,7 @@ struct BenchmarkOptions {
   bool per_iteration_timing = false;  // -I (host timer): CUDA events between the iterations as well
   int per_iteration_skip = 0;         // -K
   int unalign_elements = 0;           // -u: buffers start this many elements in (the buffers are padded for it)
+  coll::AlltoallvTraffic alltoallv;   // alltoallv's per-peer sizes
 };
 
 

@@ -32,6 +32,7 @@ std::string nccl_call_name(coll::CollectiveOp op) {
     case coll::CollectiveOp::kScatter: return nccl.Scatter != nullptr ? "ncclScatter" : "grouped ncclSend/ncclRecv";
     case coll::CollectiveOp::kSendRecv: return "grouped ncclSend/ncclRecv";
     case coll::CollectiveOp::kHypercube: return "hypercube: cudaMemcpyAsync, then grouped ncclSend/ncclRecv with rank ^ 2^k";
+    case coll::CollectiveOp::kAlltoAllv: return "grouped ncclSend/ncclRecv of per-peer sizes";
   }
   return "";
 }
@@ -115,6 +116,29 @@ ncclResult_t enqueue_collective(const CollectiveCall& call, const void* send, vo
       }
       return ncclSuccess;
     }
+    case coll::CollectiveOp::kAlltoAllv:
+      if (call.peer_bytes == nullptr) return ncclInvalidArgument;
+      // As nccl-tests: each peer's part follows the previous one in both buffers; empty parts are not sent.
+      return grouped(nccl, [&] {
+        const std::size_t element = coll::type_size(call.type);
+        const char* next_send = send_bytes;
+        char* next_recv = recv_bytes;
+        for (int peer = 0; peer < call.nranks; ++peer) {
+          const std::uint64_t sent = (*call.peer_bytes)[static_cast<std::size_t>(call.rank) * call.nranks + peer] / element;
+          const std::uint64_t received = (*call.peer_bytes)[static_cast<std::size_t>(peer) * call.nranks + call.rank] / element;
+          if (sent > 0) {
+            const ncclResult_t r = nccl.Send(next_send, sent, type, peer, comm, stream);
+            if (r != ncclSuccess) return r;
+            next_send += sent * element;
+          }
+          if (received > 0) {
+            const ncclResult_t r = nccl.Recv(next_recv, received, type, peer, comm, stream);
+            if (r != ncclSuccess) return r;
+            next_recv += received * element;
+          }
+        }
+        return ncclSuccess;
+      });
   }
   return ncclInvalidArgument;
 }

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "plan/collective_spec.hpp"
 
@@ -18,6 +19,7 @@ struct CollectiveCall {
   int rank = 0;
   int nranks = 1;
   std::uint64_t count = 0;      // the "count" column (CollectiveCounts::param_count)
+  const std::vector<std::uint64_t>* peer_bytes = nullptr;  // alltoallv: CollectiveCounts::peer_bytes
 };
 
 // Enqueues the call on `stream`. ncclAlltoAll, ncclGather and ncclScatter are used when the runtime NCCL

@@ -208,7 +208,8 @@ model::CollectivePoint measure_host_timed(PointRun& run, model::CollectivePoint 
   point.stop_reason = "fixed-count";
   // -C: each process's own enqueue time, as nccl-tests prints its own (it is not reduced there either).
   point.cputime_us = coll::cpu_seconds_per_operation(loop->reading) * 1e6;
-  const coll::Bandwidth bw = coll::collective_bandwidth(key.op, counts.param_count, counts.element_size, seconds, nranks);
+  const coll::Bandwidth bw =
+      coll::collective_bandwidth(key.op, counts.param_count, counts.size_bytes(), counts.element_size, seconds, nranks);
   point.algbw_gbps = bw.algbw_gbps;
   point.busbw_gbps = bw.busbw_gbps;
   if (options.per_iteration_timing) point.per_iteration = iteration_times(group, loop->per_gpu_iteration_s, options.per_iteration_skip);

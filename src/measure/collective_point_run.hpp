@@ -127,6 +127,7 @@ class PointRun {
       call.rank = comms.local(i).rank;
       call.nranks = comms.nranks();
       call.count = counts.param_count;
+      call.peer_bytes = counts_.peer_bytes.get();  // counts_ keeps them alive as long as the calls
       calls_.push_back(call);
     }
   }
@@ -208,8 +209,8 @@ class PointRun {
     for (std::size_t i = 0; i < comms_.local_count(); ++i) {
       platform::ScopedDevice scope(comms_.local(i).device);
       const int rank = comms_.local(i).rank;
-      const coll::OutputCheck check = coll::output_check(key_.op, rank, nranks, key_.root, counts_, in_place_);
-      if (check.checked) {
+      for (const auto& check : coll::output_checks(key_.op, rank, nranks, key_.root, counts_, in_place_)) {
+        if (!check.checked) continue;
         // Poison the output first so stale results of an earlier check cannot pass.
         LINKSCOPE_CUDA_CHECK(cudaMemsetAsync(recv_base(i) + check.offset * element, 0xff, check.count * element,
                                              comms_.stream(i)));
@@ -225,10 +226,11 @@ class PointRun {
     enqueue_operation(0);  // one operation: -m copies of an in-place reduction would compound
     for (std::size_t i = 0; i < comms_.local_count(); ++i) {
       platform::ScopedDevice scope(comms_.local(i).device);
-      const coll::OutputCheck check =
-          coll::output_check(key_.op, comms_.local(i).rank, nranks, key_.root, counts_, in_place_);
-      launch_pattern_verify(recv_base(i) + check.offset * element, check, key_.type, pattern, tolerance,
-                            impl_.wrong[i]->device_counter(), comms_.stream(i));
+      for (const auto& check :
+           coll::output_checks(key_.op, comms_.local(i).rank, nranks, key_.root, counts_, in_place_)) {
+        launch_pattern_verify(recv_base(i) + check.offset * element, check, key_.type, pattern, tolerance,
+                              impl_.wrong[i]->device_counter(), comms_.stream(i));
+      }
       impl_.wrong[i]->fetch(comms_.stream(i));
     }
     if (!wait("verification")) {

@@ -41,4 +41,17 @@ std::unique_ptr<ProcessGroup> make_mpi_process_group(platform::MpiSession& sessi
   return std::make_unique<MpiProcessGroup>(session);
 }
 
+ProcessSplit split_processes(const coll::SplitRule& rule, ProcessGroup& group) {
+  ProcessSplit split;
+  split.colors.assign(static_cast<std::size_t>(group.size()), 0);
+  if (rule.kind != coll::SplitRule::Kind::kNone && group.size() > 1) {
+    std::vector<long long> colors(split.colors.size(), 0);  // an all-gather: each process fills its own slot
+    colors[static_cast<std::size_t>(group.rank())] = coll::split_color(rule, group.rank());
+    group.allreduce(colors, ProcessGroup::Op::kSum);
+    for (std::size_t r = 0; r < colors.size(); ++r) split.colors[r] = static_cast<int>(colors[r]);
+  }
+  split.mine = coll::color_group(split.colors, group.rank());
+  return split;
+}
+
 }  // namespace linkscope::measure

@@ -4,6 +4,8 @@
 #include <string>
 #include <vector>
 
+#include "plan/nccl_tests_split.hpp"
+
 namespace linkscope::platform {
 class MpiSession;
 }
@@ -41,6 +43,14 @@ class SingleProcessGroup final : public ProcessGroup {
   std::vector<std::string> gather(const std::string& text) override { return {text}; }
   void barrier() override {}
 };
+
+// This process's colour group (NCCL_TESTS_SPLIT*): every process's colour, gathered through the group as
+// MPI_Comm_split gathers them (every process of the group must call it); one group of everybody without a rule.
+struct ProcessSplit {
+  std::vector<int> colors;  // of every process of the group
+  coll::ColorGroup mine;
+};
+ProcessSplit split_processes(const coll::SplitRule& rule, ProcessGroup& group);
 
 // The processes of an MPI job (the session must outlive the group).
 std::unique_ptr<ProcessGroup> make_mpi_process_group(platform::MpiSession& session);

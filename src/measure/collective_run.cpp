@@ -35,11 +35,11 @@ std::vector<platform::CudaDeviceInfo> device_infos(const CollectiveRequest& requ
 
 // The plan as these GPUs run it: the types they support, the series, and (when asked) the sizes that fit the
 // smallest GPU of the whole group.
-CollectiveSetup settle(const CollectiveRequest& request, ProcessGroup& group) {
+CollectiveSetup settle(const CollectiveRequest& request, ProcessGroup& group, int communicator_processes) {
   const std::vector<platform::CudaDeviceInfo> gpus = device_infos(request);
   CollectiveSetup setup;
   setup.plan = request.plan;
-  setup.nranks = group.size() * setup.plan.gpus_per_process;
+  setup.nranks = communicator_processes * setup.plan.gpus_per_process;
   std::vector<coll::GpuCapability> capabilities;
   for (const auto& gpu : gpus) capabilities.push_back({gpu.id, gpu.name, gpu.major, gpu.minor});
   coll::keep_types_the_gpus_run(setup.plan, capabilities);
@@ -57,16 +57,36 @@ CollectiveSetup settle(const CollectiveRequest& request, ProcessGroup& group) {
   return setup;
 }
 
-// The id every process's communicators join: given, or made at group rank 0 and broadcast.
-ncclUniqueId shared_id(const CollectiveRequest& request, ProcessGroup& group) {
+// Every process runs the same series and sizes in the same order (times are reduced over the whole job): colours of
+// different sizes may plan different ones (all roots of a rooted op, sizes that fit), which would hang the job.
+void require_same_points(const CollectiveSetup& setup, ProcessGroup& group) {
+  const std::vector<long long> mine{static_cast<long long>(setup.series.size()),
+                                    static_cast<long long>(setup.plan.sizes.size())};
+  std::vector<long long> low = mine, high = mine;
+  group.allreduce(low, ProcessGroup::Op::kMin);
+  group.allreduce(high, ProcessGroup::Op::kMax);
+  if (low != high) {
+    throw UsageError(fmt::format("{}: the communicators differ in size and would run {}..{} series of {}..{} sizes; "
+                                 "choose a split with equal groups, or one root (-r) and sizes that fit every GPU",
+                                 setup.plan.split.source, low[0], high[0], low[1], high[1]));
+  }
+}
+
+// The id this process's communicators join: given, or made by the first process of each colour and broadcast to
+// all (every process takes part in every colour's broadcast; it keeps its own colour's id).
+ncclUniqueId shared_id(const CollectiveRequest& request, ProcessGroup& group, const ProcessSplit& split) {
   ncclUniqueId id{};
   if (request.nccl_id) {
     if (request.nccl_id->size() != sizeof id) throw Error(ExitCode::kInternal, "an NCCL unique id of the wrong size");
     std::memcpy(&id, request.nccl_id->data(), sizeof id);
     return id;
   }
-  if (group.rank() == 0) id = new_nccl_unique_id();
-  group.broadcast(&id, sizeof id, 0);
+  for (int leader : coll::color_leaders(split.colors)) {
+    ncclUniqueId shared{};
+    if (group.rank() == leader) shared = new_nccl_unique_id();
+    group.broadcast(&shared, sizeof shared, leader);
+    if (leader == split.mine.leader) id = shared;
+  }
   return id;
 }
 
@@ -122,6 +142,7 @@ BenchmarkOptions benchmark_options(const coll::CollPlan& plan) {
   options.per_iteration_timing = plan.per_iteration_timing;
   options.per_iteration_skip = plan.per_iteration_skip;
   options.unalign_elements = plan.unalign_elements;
+  options.alltoallv = plan.alltoallv;
   return options;
 }
 
@@ -174,16 +195,18 @@ CollectiveRun run_collectives(const CollectiveRequest& request, ProcessGroup& gr
     throw Error(ExitCode::kInternal, "a collective run asked for NCCL's log without a capture");
   }
   CollectiveRun run;
-  run.setup = settle(request, group);
+  const ProcessSplit split = split_processes(request.plan.split, group);
+  run.setup = settle(request, group, split.mine.size);
   const CollectiveSetup& setup = run.setup;
   // -D's version gate before anything runs, as nccl-tests checks it while reading its flags.
   if (setup.plan.device_api) check_device_api_available();
+  if (split.mine.size != group.size()) require_same_points(setup, group);
   if (progress.on_setup) progress.on_setup(setup);
 
-  const ncclUniqueId id = shared_id(request, group);
+  const ncclUniqueId id = shared_id(request, group, split);
   std::vector<LocalRank> local;
   for (std::size_t i = 0; i < request.devices.size(); ++i) {
-    local.push_back({group.rank() * setup.plan.gpus_per_process + static_cast<int>(i), request.devices[i]});
+    local.push_back({split.mine.rank * setup.plan.gpus_per_process + static_cast<int>(i), request.devices[i]});
   }
   {
     // Nothing else could interrupt NCCL's initialisation (a rank that never joins): end the process.
@@ -200,6 +223,11 @@ CollectiveRun run_collectives(const CollectiveRequest& request, ProcessGroup& gr
     NcclCommunicators comms(id, setup.nranks, local, comm_options);
     init_watchdog.disarm();
     run.local_devices = local_device_records(comms);
+    for (std::size_t i = 0; i < run.local_devices.size(); ++i) {
+      // nccl-tests' rank lines name the job's rank and the colour, whatever the rank inside the communicator.
+      run.local_devices[i].rank = group.rank() * setup.plan.gpus_per_process + static_cast<int>(i);
+      run.local_devices[i].group = split.mine.color;
+    }
     // -u moves both buffers' start by up to 8 x unalign bytes (the largest element), as nccl-tests pads them.
     CollectiveBenchmark bench(comms, group, setup.buffer_bytes, 8ULL * static_cast<std::uint64_t>(setup.plan.unalign_elements));
     memory.after_buffers();

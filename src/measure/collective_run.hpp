@@ -36,7 +36,8 @@ std::string new_nccl_id();
 struct CollectiveRequest {
   coll::CollPlan plan;
   // This process's GPUs (CUDA ordinals), plan.gpus_per_process of them: GPU i is NCCL rank
-  // group.rank() x plan.gpus_per_process + i of group.size() x plan.gpus_per_process.
+  // group.rank() x plan.gpus_per_process + i of group.size() x plan.gpus_per_process (with plan.split: the process's
+  // rank and the number of processes within its colour instead).
   std::vector<int> devices;
   std::string launch = "single-process";        // recorded in every series ("single-process" or "mpi")
   std::map<std::string, std::string> nccl_env;  // the NCCL variables recorded in every series

@@ -14,14 +14,17 @@ using nlohmann::json;
 std::string DeviceRecord::pci_bdf() const { return fmt::format("{:04x}:{:02x}:{:02x}.0", pci_domain, pci_bus, pci_device); }
 
 json to_json(const DeviceRecord& d) {
-  return {{"rank", d.rank},         {"host", d.host},       {"pid", d.pid},   {"cuda_device", d.cuda_device},
+  json j = {{"rank", d.rank},         {"host", d.host},       {"pid", d.pid},   {"cuda_device", d.cuda_device},
           {"pci_bdf", d.pci_bdf()}, {"pci_domain", d.pci_domain}, {"pci_bus", d.pci_bus},
           {"pci_device", d.pci_device}, {"uuid", d.uuid},  {"name", d.name}};
+  if (d.group != 0) j["group"] = d.group;  // only runs split by NCCL_TESTS_SPLIT have more than group 0
+  return j;
 }
 
 DeviceRecord device_from_json(const JsonReader& j) {
   DeviceRecord d;
   d.rank = j.small_int("rank").value_or(0);
+  d.group = j.small_int("group").value_or(0);
   d.host = j.string_or("host");
   d.pid = j.small_int("pid").value_or(0);
   d.cuda_device = j.small_int("cuda_device").value_or(0);

@@ -57,7 +57,8 @@ struct CollectivePoint {
 };
 
 struct DeviceRecord {
-  int rank = 0;
+  int rank = 0;          // in the whole job (nccl-tests' "Rank")
+  int group = 0;         // NCCL_TESTS_SPLIT's colour: the communicator it belongs to (nccl-tests' "Group")
   std::string host;
   int pid = 0;
   int cuda_device = 0;

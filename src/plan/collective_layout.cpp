@@ -10,6 +10,12 @@ std::uint64_t ceil_div(std::uint64_t a, std::uint64_t b) { return (a + b - 1) / 
 
 bool is_power_of_two(int n) { return n > 0 && (n & (n - 1)) == 0; }
 
+// alltoallv: elements rank `from` sends rank `to`.
+std::uint64_t peer_elements(const CollectiveCounts& counts, int from, int to, int nranks) {
+  return (*counts.peer_bytes)[static_cast<std::size_t>(from) * static_cast<std::size_t>(nranks) + to] /
+         counts.element_size;
+}
+
 // Smallest period P such that at most `limit` ranks contribute to any index (ceil(n / P) <= limit).
 std::uint64_t period_for(int nranks, std::uint64_t limit) {
   if (limit == 0) return static_cast<std::uint64_t>(nranks) + 1;  // nobody contributes: never reached in practice
@@ -42,7 +48,6 @@ CallBuffers call_buffers(int rank, const CollectiveCounts& counts, bool in_place
 
 InputPlacement input_placement(CollectiveOp op, int rank, int nranks, int root, const CollectiveCounts& counts,
                                bool in_place) {
-  (void)nranks;
   InputPlacement in;
   const CallBuffers b = call_buffers(rank, counts, in_place);
   in.buffer = b.send_buffer;
@@ -51,6 +56,12 @@ InputPlacement input_placement(CollectiveOp op, int rank, int nranks, int root, 
   in.value_rank = rank;
   in.present = true;
   if ((op == CollectiveOp::kBroadcast || op == CollectiveOp::kScatter) && rank != root) in.present = false;
+  if (op == CollectiveOp::kAlltoAllv && counts.peer_bytes) {
+    // This rank's own total, not the busiest rank's.
+    in.count = 0;
+    for (int peer = 0; peer < nranks; ++peer) in.count += peer_elements(counts, rank, peer, nranks);
+    in.present = in.count > 0;
+  }
   return in;
 }
 
@@ -97,6 +108,7 @@ OutputCheck output_check(CollectiveOp op, int rank, int nranks, int root, const 
       check.index_offset = r * c;
       check.checked = !in_place;
       break;
+    case CollectiveOp::kAlltoAllv: check.checked = false; break;  // segments of their own: output_checks()
   }
   if (check.block_count == 0) check.block_count = 1;
   if (check.count == 0) check.checked = false;
@@ -195,6 +207,27 @@ double pattern_tolerance(DataType type, int nranks) {
   }
   // Each of the n pre-multiplied terms and each addition rounds once.
   return (2.0 * nranks + 1) * epsilon;
+}
+
+std::vector<OutputCheck> output_checks(CollectiveOp op, int rank, int nranks, int root, const CollectiveCounts& counts,
+                                       bool in_place) {
+  if (op != CollectiveOp::kAlltoAllv) return {output_check(op, rank, nranks, root, counts, in_place)};
+  std::vector<OutputCheck> checks;
+  if (in_place || !counts.peer_bytes) return checks;  // nccl-tests does not check in-place alltoallv either
+  std::uint64_t offset = 0;
+  for (int source = 0; source < nranks; ++source) {
+    const std::uint64_t count = peer_elements(counts, source, rank, nranks);
+    if (count == 0) continue;
+    OutputCheck check;
+    check.checked = true;
+    check.offset = offset;
+    check.count = count;
+    check.fixed_rank = source;
+    for (int earlier = 0; earlier < rank; ++earlier) check.index_offset += peer_elements(counts, source, earlier, nranks);
+    checks.push_back(check);
+    offset += count;
+  }
+  return checks;
 }
 
 }  // namespace linkscope::coll

@@ -1,5 +1,6 @@
 #pragma once
 #include <cstdint>
+#include <vector>
 
 #include "plan/collective_pattern.hpp"
 #include "plan/collective_spec.hpp"
@@ -47,6 +48,12 @@ struct OutputCheck {
 // Nothing is checked on non-root ranks of reduce and gather (their output is undefined), or in place for
 // alltoall and sendrecv.
 OutputCheck output_check(CollectiveOp op, int rank, int nranks, int root, const CollectiveCounts& counts, bool in_place);
+
+// Every check of one rank's output: output_check's one, or for alltoallv one per source in rank order (its segment
+// of the receive buffer must hold the source's elements from where that source's part for this rank starts, as
+// nccl-tests' AlltoAllvInitData expects); sources that send nothing have no segment.
+std::vector<OutputCheck> output_checks(CollectiveOp op, int rank, int nranks, int root, const CollectiveCounts& counts,
+                                       bool in_place);
 
 // Largest N such that every integer 0..N is exact in `type` (capped at 2^40 for the wide types).
 std::uint64_t max_exact_integer(DataType type);

@@ -6,6 +6,7 @@
 
 #include "core/text.hpp"
 #include "core/error.hpp"
+#include "core/nccl_tests_exit.hpp"
 #include "core/seconds.hpp"
 #include "core/size.hpp"
 #include "core/sweep.hpp"
@@ -79,12 +80,22 @@ void plan_nccl_tests_flags(const CollOptions& o, CollPlan& plan) {
     require_range(o.cta_policy, 0, 2, "-x", "the CTA policy (0 default, 1 efficiency, 2 zero)");
     plan.cta_policy = o.cta_policy;
   }
-  plan.device_api = plan_device_api(plan.op, o.device_impl, o.device_ctas, o.local_register, plan.types, plan.redops,
-                                    plan.notes);
-  if (!plan.device_api && o.device_ctas != kDefaultDeviceCtas) {
-    require_range(o.device_ctas, 1, 128, "-V", "the device CTA count");
-    throw UsageError("-V sets the CTA count of device-API kernels (-D), which linkscope does not have");
+  // -V only matters with -D; nccl-tests accepts it alone, and replaces a count outside 1..128 by its default.
+  int device_ctas = o.device_ctas;
+  if (device_ctas <= 0 || device_ctas > 128) {
+    plan.notes.push_back(fmt::format("device_cta_count (-V) must be positive and less than 128, got {}. Using default "
+                                     "value 16.",
+                                     device_ctas));
+    device_ctas = kDefaultDeviceCtas;
   }
+  if (o.device_impl > 0 && o.local_register != 2) {
+    const std::string message = "device implementation (-D > 0) requires enabling symmetric memory registration (-R 2)";
+    // nccl-tests' main returns -1 here (exit 255); linkscope coll keeps its usage code.
+    if (o.personality) throw Error(kNcclTestsRefused, message);
+    throw UsageError(message);
+  }
+  plan.device_api = plan_device_api(plan.op, o.device_impl, device_ctas, o.local_register, plan.types, plan.redops,
+                                    plan.notes);
   plan.parallel_init = o.parallel_init != 0;
   plan.timestamps = o.timestamps != 0;
   plan.memory_report = o.memory_report != 0;
@@ -157,6 +168,14 @@ CollPlan make_coll_plan(const CollOptions& o) {
   spec.step_factor = o.step_factor;
   if (!(o.step_factor >= 0)) throw UsageError(fmt::format("invalid step factor {} for -f", o.step_factor));
   plan.sizes = sweep_sizes(spec);
+  plan.min_bytes = spec.min_bytes;
+  plan.max_bytes = spec.max_bytes;
+  plan.split = o.split;
+  plan.notes.insert(plan.notes.end(), o.split.notes.begin(), o.split.notes.end());
+  if (plan.op == CollectiveOp::kAlltoAllv) {
+    plan.alltoallv = o.alltoallv;
+    plan.notes.insert(plan.notes.end(), o.alltoallv.notes.begin(), o.alltoallv.notes.end());
+  }
 
   require_range(o.threads, 1, 1024, "-t", "the thread count");
   require_range(o.gpus, 1, 1024, "-g", "the GPU count");

@@ -5,8 +5,10 @@
 #include <vector>
 
 #include "core/environment.hpp"
+#include "plan/alltoallv_traffic.hpp"
 #include "plan/collective_spec.hpp"
 #include "plan/device_api.hpp"
+#include "plan/nccl_tests_split.hpp"
 #include "plan/nccl_tests_timing.hpp"
 
 // `linkscope coll` options as the user typed them (nccl-tests' flags plus linkscope's own) and their
@@ -53,6 +55,8 @@ struct CollOptions {
   std::string json_file;              // -J
   bool personality = false;           // run as an nccl-tests binary (all_reduce_perf ...): nccl-tests' host timer
   bool linkscope_stats = false;       // --linkscope-stats: the personality keeps linkscope's event statistics
+  AlltoallvTraffic alltoallv;         // alltoallv: NCCL_TESTS_ALLTOALLV_* (plan/alltoallv_traffic.hpp)
+  SplitRule split;                    // under MPI: NCCL_TESTS_SPLIT_MASK / NCCL_TESTS_SPLIT
   // linkscope's own.
   OutputFormat format = OutputFormat::kText;
   std::optional<double> target_ci;    // --target-ci
@@ -68,6 +72,9 @@ struct CollPlan {
   bool all_roots = false;
   int root = 0;
   std::vector<std::uint64_t> sizes;
+  std::uint64_t min_bytes = 0, max_bytes = 0;  // -b and -e as given (alltoallv's matrix rules use them)
+  AlltoallvTraffic alltoallv;         // alltoallv only
+  SplitRule split;                    // one NCCL communicator per colour of MPI processes
   int gpus_per_process = 1;
   bool out_of_place = true;
   bool in_place = false;

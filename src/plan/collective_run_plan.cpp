@@ -14,6 +14,7 @@ std::vector<SeriesKey> series_keys(const CollPlan& plan, int nranks) {
                                  "not a power of 2, skipping\")",
                                  op_name(plan.op), nranks, nranks));
   }
+  if (plan.op == CollectiveOp::kAlltoAllv) check_alltoallv_run(plan.alltoallv, nranks, plan.min_bytes, plan.max_bytes);
   std::vector<SeriesKey> keys;
   for (auto type : plan.types) {
     for (auto redop : plan.redops) {
@@ -45,7 +46,7 @@ namespace {
 std::uint64_t buffer_need(const CollPlan& plan, int nranks, std::uint64_t bytes) {
   std::uint64_t most = 0;
   for (auto type : plan.types) {
-    most = std::max(most, collective_counts(plan.op, bytes, type_size(type), nranks).size_bytes());
+    most = std::max(most, collective_counts(plan.op, bytes, type_size(type), nranks, &plan.alltoallv).size_bytes());
   }
   return most;
 }
@@ -82,7 +83,7 @@ std::vector<std::string> rounding_notes(const CollPlan& plan, int nranks) {
   std::vector<std::string> notes;
   for (std::uint64_t bytes : plan.sizes) {
     for (auto type : plan.types) {
-      const auto counts = collective_counts(plan.op, bytes, type_size(type), nranks);
+      const auto counts = collective_counts(plan.op, bytes, type_size(type), nranks, &plan.alltoallv);
       if (auto note = rounding_note(plan.op, bytes, counts, nranks)) notes.push_back(std::move(*note));
     }
   }

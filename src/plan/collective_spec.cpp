@@ -5,6 +5,8 @@
 
 #include <fmt/format.h>
 
+#include "plan/alltoallv_traffic.hpp"
+
 namespace linkscope::coll {
 
 namespace {
@@ -17,7 +19,7 @@ struct OpInfo {
   bool checks_in_place;
 };
 
-constexpr std::array<OpInfo, 10> kOps{{
+constexpr std::array<OpInfo, 11> kOps{{
     {CollectiveOp::kAllReduce, "all_reduce", false, true, true},
     {CollectiveOp::kAllGather, "all_gather", false, false, true},
     {CollectiveOp::kReduceScatter, "reduce_scatter", false, true, true},
@@ -28,6 +30,7 @@ constexpr std::array<OpInfo, 10> kOps{{
     {CollectiveOp::kGather, "gather", true, false, true},
     {CollectiveOp::kScatter, "scatter", true, false, true},
     {CollectiveOp::kHypercube, "hypercube", false, false, true},
+    {CollectiveOp::kAlltoAllv, "alltoallv", false, false, false},
 }};
 
 const OpInfo& info(CollectiveOp op) { return kOps[static_cast<std::size_t>(op)]; }
@@ -175,7 +178,8 @@ std::optional<RankTimeReduction> parse_rank_time_reduction(std::string_view text
 
 std::uint64_t CollectiveCounts::size_bytes() const { return std::max(send_count, recv_count) * element_size; }
 
-CollectiveCounts collective_counts(CollectiveOp op, std::uint64_t requested_bytes, std::size_t element_size, int nranks) {
+CollectiveCounts collective_counts(CollectiveOp op, std::uint64_t requested_bytes, std::size_t element_size, int nranks,
+                                   const AlltoallvTraffic* alltoallv) {
   CollectiveCounts c;
   c.element_size = element_size;
   const std::uint64_t count = requested_bytes / element_size;
@@ -226,6 +230,21 @@ CollectiveCounts collective_counts(CollectiveOp op, std::uint64_t requested_byte
       c.recv_in_place_offset = base;
       break;
     }
+    case CollectiveOp::kAlltoAllv: {
+      static const AlltoallvTraffic kDefault;
+      const AlltoallvTraffic& traffic = alltoallv != nullptr ? *alltoallv : kDefault;
+      c.param_count = traffic.matrix ? 0 : aligned_share(count, element_size, nranks);
+      const std::uint64_t total = c.param_count * n * element_size;
+      const MaxCounts most = alltoallv_max_counts(traffic, nranks, total, element_size);
+      c.send_count = most.send;
+      c.recv_count = most.recv;
+      auto peers = std::make_shared<std::vector<std::uint64_t>>(n * n);
+      for (int from = 0; from < nranks; ++from) {
+        for (int to = 0; to < nranks; ++to) (*peers)[from * n + to] = traffic.peer_bytes(from, to, nranks, total);
+      }
+      c.peer_bytes = std::move(peers);
+      break;
+    }
   }
   return c;
 }
@@ -233,7 +252,8 @@ CollectiveCounts collective_counts(CollectiveOp op, std::uint64_t requested_byte
 std::optional<std::string> rounding_note(CollectiveOp op, std::uint64_t requested_bytes, const CollectiveCounts& counts,
                                          int nranks) {
   const std::uint64_t measured = counts.size_bytes();
-  if (measured == requested_bytes) return std::nullopt;
+  // alltoallv's size column is its busiest rank's total, never the request (nccl-tests says nothing either).
+  if (measured == requested_bytes || op == CollectiveOp::kAlltoAllv) return std::nullopt;
   if (requested_bytes % counts.element_size != 0 && measured == requested_bytes / counts.element_size * counts.element_size) {
     return fmt::format("{}: {} bytes is not a whole number of {}-byte elements; measuring {} bytes", op_name(op),
                        requested_bytes, counts.element_size, measured);
@@ -258,7 +278,8 @@ double bus_factor(CollectiveOp op, int nranks) {
     case CollectiveOp::kReduceScatter:
     case CollectiveOp::kAlltoAll:
     case CollectiveOp::kGather:
-    case CollectiveOp::kScatter: return (n - 1) / n;
+    case CollectiveOp::kScatter:
+    case CollectiveOp::kAlltoAllv: return (n - 1) / n;
     case CollectiveOp::kBroadcast:
     case CollectiveOp::kReduce:
     case CollectiveOp::kSendRecv:
@@ -276,13 +297,24 @@ Bandwidth collective_bandwidth(CollectiveOp op, std::uint64_t param_count, std::
     case CollectiveOp::kReduceScatter:
     case CollectiveOp::kAlltoAll:
     case CollectiveOp::kGather:
-    case CollectiveOp::kScatter: bytes *= nranks; break;
+    case CollectiveOp::kScatter:
+    case CollectiveOp::kAlltoAllv: bytes *= nranks; break;  // alltoallv: its uniform pattern (spread 0)
     case CollectiveOp::kHypercube: bytes *= nranks - 1; break;  // the blocks each rank receives
     default: break;
   }
   Bandwidth bw;
   if (seconds <= 0) return bw;
   bw.algbw_gbps = bytes / 1e9 / seconds;
+  bw.busbw_gbps = bw.algbw_gbps * bus_factor(op, nranks);
+  return bw;
+}
+
+Bandwidth collective_bandwidth(CollectiveOp op, std::uint64_t param_count, std::uint64_t size_bytes,
+                               std::size_t element_size, double seconds, int nranks) {
+  if (op != CollectiveOp::kAlltoAllv) return collective_bandwidth(op, param_count, element_size, seconds, nranks);
+  Bandwidth bw;
+  if (seconds <= 0) return bw;
+  bw.algbw_gbps = static_cast<double>(size_bytes) / 1e9 / seconds;
   bw.busbw_gbps = bw.algbw_gbps * bus_factor(op, nranks);
   return bw;
 }

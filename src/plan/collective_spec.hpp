@@ -1,6 +1,7 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -13,9 +14,13 @@
 namespace linkscope::coll {
 
 // kHypercube is nccl-tests' hypercube_perf: an all-gather built from log2(n) rounds of pairwise exchanges.
+// kAlltoAllv is alltoallv_perf: grouped ncclSend/ncclRecv of per-peer sizes (plan/alltoallv_traffic.hpp).
 enum class CollectiveOp {
-  kAllReduce, kAllGather, kReduceScatter, kBroadcast, kReduce, kAlltoAll, kSendRecv, kGather, kScatter, kHypercube
+  kAllReduce, kAllGather, kReduceScatter, kBroadcast, kReduce, kAlltoAll, kSendRecv, kGather, kScatter, kHypercube,
+  kAlltoAllv
 };
+
+struct AlltoallvTraffic;
 
 // All operations in nccl-tests' order.
 const std::vector<CollectiveOp>& all_collective_ops();
@@ -69,6 +74,8 @@ struct CollectiveCounts {
   std::uint64_t send_in_place_offset = 0;   // in-place: input at recvbuff + this * rank
   std::uint64_t recv_in_place_offset = 0;   // in-place: output at recvbuff + this * rank
   std::size_t element_size = 0;
+  // alltoallv: bytes rank i sends rank j at [i * nranks + j]; null for the other ops.
+  std::shared_ptr<const std::vector<std::uint64_t>> peer_bytes;
 
   std::uint64_t send_bytes() const { return send_count * element_size; }
   std::uint64_t recv_bytes() const { return recv_count * element_size; }
@@ -79,7 +86,11 @@ struct CollectiveCounts {
 // Counts for `requested_bytes` of `op` over `nranks`, rounded exactly as nccl-tests 2.19 rounds them:
 // the element count is bytes / element size; gather-type ops (all_gather, reduce_scatter, alltoall, gather,
 // scatter) give each rank (count / nranks) elements rounded down to a multiple of 16 bytes.
-CollectiveCounts collective_counts(CollectiveOp op, std::uint64_t requested_bytes, std::size_t element_size, int nranks);
+// alltoallv: `param_count` is that share in the generated pattern (0 with a matrix), send/recv counts are the largest
+// per-rank totals (nccl-tests' buffer sizes) and `peer_bytes` every rank's sizes, from `alltoallv` (nullptr: nccl-tests'
+// default, the fully distance-weighted pattern).
+CollectiveCounts collective_counts(CollectiveOp op, std::uint64_t requested_bytes, std::size_t element_size, int nranks,
+                                   const AlltoallvTraffic* alltoallv = nullptr);
 
 // One line explaining why the measured size differs from the requested one, or nothing when it does not.
 std::optional<std::string> rounding_note(CollectiveOp op, std::uint64_t requested_bytes, const CollectiveCounts& counts,
@@ -97,5 +108,9 @@ struct Bandwidth {
 // algbw from the "count" column as nccl-tests' getBw computes it (GB = 1e9 bytes). `seconds` must be > 0.
 Bandwidth collective_bandwidth(CollectiveOp op, std::uint64_t param_count, std::size_t element_size, double seconds,
                                int nranks);
+// The same with the "size" column too: alltoallv's algbw is the busiest rank's bytes (its size column) / time, as
+// nccl-tests' AlltoAllvGetBw; the other ops use only the count.
+Bandwidth collective_bandwidth(CollectiveOp op, std::uint64_t param_count, std::uint64_t size_bytes,
+                               std::size_t element_size, double seconds, int nranks);
 
 }  // namespace linkscope::coll

@@ -153,8 +153,10 @@ std::string render_nccl_tests_row(const NcclTestsRow& row) {
   std::string out = c_format("%12llu  %12llu  %8s  %6s  %6s", static_cast<unsigned long long>(row.size_bytes),
                              static_cast<unsigned long long>(row.count), row.type.c_str(), row.redop.c_str(),
                              root.c_str());
-  out += render_cell(row.out_of_place);
-  out += render_cell(row.in_place);
+  for (const NcclTestsCell* cell : {&row.out_of_place, &row.in_place}) {
+    for (const auto& line : cell->lines_before) out += line + "\n";
+    out += render_cell(*cell);
+  }
   if (row.timestamp) out += c_format("%21s", row.timestamp->c_str());
   out += "\n";
   return out;

@@ -49,6 +49,9 @@ struct NcclTestsCell {
   double busbw_gbps = 0;
   std::optional<double> wrong;  // nullopt prints "N/A"
   std::optional<model::IterationTimes> per_iteration;  // -I: i_min i_max i_p99 i_cv% (and the JSON's times)
+  // Lines nccl-tests prints in the middle of the row, just before this cell (alltoallv's
+  // NCCL_TESTS_ALLTOALLV_PRINT_SUMMARY comes from its bandwidth function): the first continues the row's text.
+  std::vector<std::string> lines_before;
 };
 
 struct NcclTestsRow {

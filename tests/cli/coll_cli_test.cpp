@@ -155,11 +155,27 @@ TEST(CollCli, NcclTestsNamesTimeAsNcclTestsAndTakeItsFlags) {
   EXPECT_NE(r.out.find("per-iteration timing (-I) is incompatible with CUDA graph mode (-G). Disabling."),
             std::string::npos)
       << r.out;
-  // One-line usage errors, exit 2.
+  // -V alone is taken (it only matters with -D); outside 1..128 nccl-tests' warning and its default.
+  r = run_command(kBinDir + "/all_reduce_perf", {"-V", "32", "--dry-run"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out.find("note:"), std::string::npos) << r.out;
+  r = run_command(kBinDir + "/all_reduce_perf", {"-V", "200", "--dry-run"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("note: device_cta_count (-V) must be positive and less than 128, got 200. Using default value 16."),
+            std::string::npos)
+      << r.out;
+  // -D without -R 2: nccl-tests' message and its exit code (main returns -1) as a *_perf name, linkscope's usage
+  // code under coll.
   r = run_command(kBinDir + "/all_reduce_perf", {"-D", "1"});
+  EXPECT_EQ(r.exit_code, 255);
+  EXPECT_NE(r.err.find("device implementation (-D > 0) requires enabling symmetric memory registration (-R 2)"),
+            std::string::npos)
+      << r.err;
+  expect_one_line(r.err);
+  r = run_command(kBinary, {"coll", "-D", "1"});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("requires enabling symmetric memory registration (-R 2)"), std::string::npos) << r.err;
-  expect_one_line(r.err);
+  // One-line usage errors, exit 2.
   r = run_command(kBinary, {"coll", "-z", "1"});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("-z and -I describe nccl-tests' host-timed loop"), std::string::npos) << r.err;
@@ -219,6 +235,75 @@ TEST(CollCli, DeviceImplementationsAreChosenAndGatedByTheLoadedNccl) {
   EXPECT_EQ(r.exit_code, 3);
   EXPECT_NE(r.err.find("-D needs ncclDevCommCreate; the loaded NCCL 2.28.9"), std::string::npos) << r.err;
   expect_one_line(r.err);
+}
+
+TEST(CollCli, AlltoallvPerfTakesNcclTestsVariablesAndMatrixRules) {
+  const std::string alltoallv_perf = kBinDir + "/alltoallv_perf";
+  ASSERT_TRUE(std::filesystem::exists(alltoallv_perf)) << "the build links alltoallv_perf next to linkscope";
+  auto r = run_command(alltoallv_perf, {"-b", "8", "-e", "1M", "-f", "4", "--dry-run"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("linkscope coll dry run: alltoallv, 1 type(s), 1 reduction(s), 9 size(s) 8..524288 B"), std::string::npos)
+      << r.out;
+  r = run_command(kBinary, {"coll", "alltoallv", "-b", "8", "-e", "64", "--dry-run"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  r = run_command(alltoallv_perf, {"--dry-run"}, {"NCCL_TESTS_ALLTOALLV_SPREAD=wide"});
+  EXPECT_NE(r.out.find("note: NCCL_TESTS_ALLTOALLV_SPREAD='wide' is not a number; nccl-tests ignores it and uses 1"),
+            std::string::npos)
+      << r.out;
+  test::TempDir tmp;
+  const std::string matrix = tmp.write("traffic.txt", "64 32\n16 0\n");
+  const std::string env = "NCCL_TESTS_ALLTOALLV_MATRIX_FILE=" + matrix;
+  // -b must equal -e, -e must hold the busiest row or column, the matrix must cover the ranks: one line, exit 2.
+  r = run_command(alltoallv_perf, {"-b", "8", "-e", "1M"}, {env});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("-b and -e options must be set to the same value"), std::string::npos) << r.err;
+  expect_one_line(r.err);
+  r = run_command(alltoallv_perf, {"-b", "64", "-e", "64", "-g", "2"}, {env});  // rank 0 sends 64 + 32
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("maxBytes (-e) must be at least 96 bytes as required by traffic matrix file " + matrix +
+                       " (got 64). Increase -e."),
+            std::string::npos)
+      << r.err;
+  r = run_command(alltoallv_perf, {"-b", "1K", "-e", "1K", "-g", "3"}, {env});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("requested nranks (3) is larger than matrix size (2)"), std::string::npos) << r.err;
+  tmp.write("traffic.txt", "64 32\n16 x\n");
+  r = run_command(alltoallv_perf, {"-b", "1K", "-e", "1K"}, {env});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find(matrix + ":2: alltoallv traffic matrix value 'x' at row 1 col 1 is not a number"),
+            std::string::npos)
+      << r.err;
+  expect_one_line(r.err);
+  // A valid matrix passes every rule and stops only where the GPU or NCCL is missing.
+  tmp.write("traffic.txt", "64 32\n16 0\n");
+  r = run_command(alltoallv_perf, {"-b", "1K", "-e", "1K"}, {env, kBogusNccl});
+  EXPECT_EQ(r.exit_code, 3) << r.err;
+}
+
+// NCCL_TESTS_SPLIT_MASK / NCCL_TESTS_SPLIT under mpirun: each colour's processes form their own communicator (the dry
+// run shows who joins which, up to the GPU step).
+TEST(CollCli, MpiSplitMakesOneCommunicatorPerColour) {
+  const auto version = run_command("mpirun", {"--version"});
+  if (version.exit_code != 0 || (version.out + version.err).find("Open MPI") == std::string::npos) {
+    GTEST_SKIP() << "needs Open MPI's mpirun";
+  }
+  auto r = run_command("mpirun", {"--allow-run-as-root", "--oversubscribe", "-np", "3", "-x",
+                                  "NCCL_TESTS_SPLIT_MASK=0x1", kBinDir + "/sendrecv_perf", "--dry-run"});
+  if (r.err.find("built without MPI") != std::string::npos) GTEST_SKIP() << "a build without MPI";
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("split: NCCL_TESTS_SPLIT_MASK=0x1, 2 communicator(s)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("process 0 on "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("group 0: process 1 of 2 in its communicator"), std::string::npos) << "world rank 2: " << r.out;
+  EXPECT_NE(r.out.find("group 1: process 0 of 1 in its communicator"), std::string::npos) << "world rank 1: " << r.out;
+  r = run_command("mpirun", {"--allow-run-as-root", "--oversubscribe", "-np", "2", "-x", "NCCL_TESTS_SPLIT=DIV2",
+                             kBinary, "coll", "sendrecv", "--dry-run"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("split: NCCL_TESTS_SPLIT=DIV2, 1 communicator(s)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("group 0: process 1 of 2 in its communicator"), std::string::npos) << r.out;
+  r = run_command("mpirun", {"--allow-run-as-root", "--oversubscribe", "-np", "2", "-x", "NCCL_TESTS_SPLIT=MOD0",
+                             kBinary, "coll", "sendrecv", "--dry-run"}, {}, 60);
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("NCCL_TESTS_SPLIT=MOD0 divides the rank by 0"), std::string::npos) << r.err;
 }
 
 // The MPI bootstrap without GPUs: every process starts MPI, finds its node-local rank, and rank 0 gathers

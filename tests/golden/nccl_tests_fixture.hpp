@@ -38,8 +38,9 @@ inline NcclTestsCell parse_cell(std::istringstream& in) {
 
 // Reads a fixture with a deliberately small, test-only reader: every value the renderer needs comes from
 // the file itself, so the comparison checks formatting only.
-inline ParsedFixture parse_fixture(const std::string& name) {
-  const std::string text = read_text(fixture("h200x2/nccl-tests-2.19.6/" + name));
+// `machine` is the fixtures' folder of the machine it ran on (h200x2: 2 x H200, h200x1: one H200).
+inline ParsedFixture parse_fixture(const std::string& name, const std::string& machine = "h200x2") {
+  const std::string text = read_text(fixture(machine + "/nccl-tests-2.19.6/" + name));
   EXPECT_FALSE(text.empty()) << name;
   ParsedFixture f;
   std::istringstream lines(text);

@@ -63,6 +63,21 @@ INSTANTIATE_TEST_SUITE_P(H200x2, NcclTestsGolden,
                                            "ncclt-all_gather.txt", "ncclt-alltoall.txt", "ncclt-broadcast.txt",
                                            "ncclt-reduce_scatter.txt", "ncclt-sendrecv.txt"));
 
+TEST(NcclTestsGoldenOneGpu, RendersTheOneH200CaptureByteForByte) {
+  // all_reduce_perf -b 8 -e 1G -f 4 -g 1 on one H200 (bench/results/2026-12-02-h200x1/run2): busbw 0 everywhere,
+  // in-place times below a microsecond and an algbw of 1e+06 in the widest cell.
+  const ParsedFixture f = parse_fixture("ncclt-all_reduce.txt", "h200x1");
+  ASSERT_EQ(f.rows.size(), 14u);
+  ASSERT_EQ(f.preamble.devices.size(), 1u);
+  EXPECT_EQ(f.preamble.devices[0].host, "vm");
+  EXPECT_EQ(render(f), f.nccl_tests_text);
+  std::uint64_t requested = f.preamble.min_bytes;
+  for (const auto& row : f.rows) {
+    EXPECT_EQ(coll::collective_counts(coll::CollectiveOp::kAllReduce, requested, 4, 1).param_count, row.count);
+    requested *= f.preamble.step;
+  }
+}
+
 TEST(NcclTestsNumber, WidthLimitedDecimalsAsNcclTests) {
   EXPECT_EQ(report::nccl_tests_number(17.0, 7), "  17.00");
   EXPECT_EQ(report::nccl_tests_number(1714.98, 7), "1714.98");

@@ -250,16 +250,48 @@ TEST(CollOptions, NcclTestsFlagErrorsNameTheFlag) {
   EXPECT_NE(usage_error(o).find("-u -1"), std::string::npos);
   o = personality();
   o.device_impl = 1;
-  EXPECT_NE(usage_error(o).find("requires enabling symmetric memory registration (-R 2)"), std::string::npos);
   o.local_register = 2;
   const CollPlan device = make_coll_plan(o);
   ASSERT_TRUE(device.device_api.has_value());
   EXPECT_EQ(device.device_api->ctas, 16);
+}
+
+TEST(CollOptions, DeviceFlagsAsNcclTestsTakesThem) {
+  // -D without -R 2: nccl-tests' words; as an nccl-tests name its exit code (main returns -1), under coll exit 2.
+  CollOptions o = personality();
+  o.device_impl = 1;
+  try {
+    make_coll_plan(o);
+    ADD_FAILURE() << "-D without -R 2 accepted";
+  } catch (const Error& e) {
+    EXPECT_STREQ(e.what(), "device implementation (-D > 0) requires enabling symmetric memory registration (-R 2)");
+    EXPECT_EQ(to_int(e.code()), 255);
+  }
+  o.personality = false;
+  o.format = OutputFormat::kNcclTests;
+  EXPECT_NE(usage_error(o).find("requires enabling symmetric memory registration (-R 2)"), std::string::npos);
+  // -V alone is taken; outside 1..128 nccl-tests' warning and its default, 16.
   o = personality();
-  o.device_ctas = 200;
-  EXPECT_NE(usage_error(o).find("-V 200"), std::string::npos);
   o.device_ctas = 32;
-  EXPECT_NE(usage_error(o).find("-V sets the CTA count of device-API kernels (-D)"), std::string::npos);
+  CollPlan plan = make_coll_plan(o);
+  EXPECT_FALSE(plan.device_api.has_value());
+  EXPECT_TRUE(plan.notes.empty());
+  o.device_impl = 1;
+  o.local_register = 2;
+  EXPECT_EQ(make_coll_plan(o).device_api->ctas, 32);
+  for (int bad : {0, 129, -4}) {
+    for (int impl : {0, 1}) {
+      o.device_impl = impl;
+      o.device_ctas = bad;
+      plan = make_coll_plan(o);
+      if (impl == 1) EXPECT_EQ(plan.device_api->ctas, 16) << bad;
+      ASSERT_EQ(plan.notes.size(), 1u) << bad << " -D " << impl;  // once, with or without -D
+      EXPECT_EQ(plan.notes[0], "device_cta_count (-V) must be positive and less than 128, got " + std::to_string(bad) +
+                                   ". Using default value 16.");
+    }
+  }
+  o.device_ctas = 128;
+  EXPECT_EQ(make_coll_plan(o).device_api->ctas, 128);
 }
 
 TEST(CollOptions, HostTimerFlagsAndJsonNeedThePersonality) {

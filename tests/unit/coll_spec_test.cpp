@@ -15,7 +15,7 @@ TEST(CollectiveSpec, ParsesOpsInNcclTestsSpellings) {
   EXPECT_FALSE(parse_op("all_reduc").has_value());
   EXPECT_FALSE(parse_op("").has_value());
   for (CollectiveOp op : all_collective_ops()) EXPECT_EQ(parse_op(op_name(op)), op);
-  EXPECT_EQ(all_collective_ops().size(), 10u);
+  EXPECT_EQ(all_collective_ops().size(), 11u);
 }
 
 TEST(CollectiveSpec, TypesMatchNcclEnumOrderAndSizes) {

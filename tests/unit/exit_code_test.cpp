@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "core/error.hpp"
+#include "core/nccl_tests_exit.hpp"
 
 namespace linkscope {
 namespace {
@@ -19,17 +20,18 @@ TEST(ExitCode, DocumentedValues) {
   EXPECT_EQ(to_int(ExitCode::kThreshold), 6);
   EXPECT_EQ(to_int(ExitCode::kProblemFound), 7);
   EXPECT_EQ(to_int(ExitCode::kInterrupted), 130);
+  EXPECT_EQ(to_int(kNcclTestsRefused), 255);  // nccl-tests' main returning -1
 }
 
 TEST(ExitCode, EveryCodeHasADistinctNameAndMeaning) {
   std::set<std::string_view> names;
-  for (int i : {0, 1, 2, 3, 4, 5, 6, 7, 130}) {
+  for (int i : {0, 1, 2, 3, 4, 5, 6, 7, 130, 255}) {
     const auto code = static_cast<ExitCode>(i);
     EXPECT_NE(exit_code_name(code), "unknown");
     EXPECT_FALSE(exit_code_meaning(code).empty());
     names.insert(exit_code_name(code));
   }
-  EXPECT_EQ(names.size(), 9u);
+  EXPECT_EQ(names.size(), 10u);
 }
 
 TEST(Errors, CarryTheirExitCode) {

@@ -64,6 +64,31 @@ TEST(NcclTestsHealthChecks, SameVerdictsOnNcclTestsAndLinkscopeOutput) {
   }
 }
 
+TEST(NcclTestsHealthChecks, OneGpuCaptureGetsTheSameVerdicts) {
+  // One H200 (bench/results/2026-12-02-h200x1/run2): all_reduce's busbw is 2(n-1)/n x algbw = 0 with one rank, so the
+  // average is 0 and any positive NHC threshold fails, on nccl-tests' text and on linkscope's alike.
+  const test::ParsedFixture f = test::parse_fixture("ncclt-all_reduce.txt", "h200x1");
+  ASSERT_EQ(f.rows.size(), 14u);
+  const std::string nccl_tests = f.nccl_tests_text;
+  for (const std::string& linkscope : {test::render(f), linkscope_with_extra_columns(f)}) {
+    EXPECT_TRUE(dcgm_nccl_tests_verdict(nccl_tests, 0).pass);
+    EXPECT_TRUE(dcgm_nccl_tests_verdict(linkscope, 0).pass) << dcgm_nccl_tests_verdict(linkscope, 0).reason;
+    EXPECT_EQ(test::nhc_average_bus_bandwidth(linkscope), 0.0);
+    EXPECT_EQ(test::nhc_average_bus_bandwidth(nccl_tests), 0.0);
+    EXPECT_TRUE(nhc_nccl_allreduce_verdict(nccl_tests, 0, 0).pass);
+    EXPECT_TRUE(nhc_nccl_allreduce_verdict(linkscope, 0, 0).pass);
+    EXPECT_FALSE(nhc_nccl_allreduce_verdict(nccl_tests, 0, 1).pass);
+    EXPECT_FALSE(nhc_nccl_allreduce_verdict(linkscope, 0, 1).pass);
+    for (const auto& row : f.rows) {
+      EXPECT_EQ(test::busbw_at_size(linkscope, row.size_bytes), test::busbw_at_size(nccl_tests, row.size_bytes))
+          << row.size_bytes;
+    }
+    // A failing exit code fails both checks whatever the text says.
+    EXPECT_FALSE(dcgm_nccl_tests_verdict(linkscope, 3).pass);
+    EXPECT_FALSE(nhc_nccl_allreduce_verdict(linkscope, 3, 0).pass);
+  }
+}
+
 TEST(NcclTestsHealthChecks, WrongResultsFailBothChecks) {
   test::ParsedFixture f = test::parse_fixture("ncclt-all_reduce.txt");
   f.rows[3].out_of_place.wrong = 12;

@@ -12,6 +12,8 @@ TEST(NcclTestsPersonality, BinaryNamesMapToOps) {
   EXPECT_EQ(nccl_tests_program_op("scatter_perf"), "scatter");
   EXPECT_FALSE(nccl_tests_program_op("linkscope").has_value());
   EXPECT_EQ(nccl_tests_program_op("hypercube_perf"), "hypercube");
+  EXPECT_EQ(nccl_tests_program_op("alltoallv_perf"), "alltoallv");
+  EXPECT_EQ(nccl_tests_program_op("alltoall_perf"), "alltoall");
   EXPECT_FALSE(nccl_tests_program_op("bisection_perf").has_value());
   EXPECT_FALSE(nccl_tests_program_op("all_reduce_perfx").has_value());
   EXPECT_FALSE(nccl_tests_program_op("/usr/bin/all_reduce_perf/linkscope").has_value());
