@@ -39,20 +39,23 @@ void CollectiveBenchmark::register_buffers(int mode) {
   if (mode == 0) return;
   // Registration is collective over each communicator's ranks: one group for this process's ranks.
   const auto& nccl = platform::nccl_library();
+  std::vector<std::pair<void* const*, void* const*>> slots;
   nccl_check(nccl.GroupStart(), "ncclGroupStart");
   try {
     for (std::size_t i = 0; i < comms_.local_count(); ++i) {
-      // Mode 2's handles are the symmetric windows -D's kernels reach the buffers through.
-      void* send = impl_->registrations->add(comms_.comm(i), impl_->send[i].get(), impl_->send[i].size());
-      void* recv = impl_->registrations->add(comms_.comm(i), impl_->recv[i].get(), impl_->recv[i].size());
-      impl_->send_windows.push_back(static_cast<ncclWindow_t>(send));
-      impl_->recv_windows.push_back(static_cast<ncclWindow_t>(recv));
+      slots.emplace_back(impl_->registrations->add(comms_.comm(i), impl_->send[i].get(), impl_->send[i].size()),
+                         impl_->registrations->add(comms_.comm(i), impl_->recv[i].get(), impl_->recv[i].size()));
     }
   } catch (...) {
     static_cast<void>(nccl.GroupEnd());
     throw;
   }
   nccl_check(nccl.GroupEnd(), "ncclGroupEnd (buffer registration)");
+  // Mode 2's handles are the symmetric windows -D's kernels reach the buffers through; NCCL has written them now.
+  for (const auto& [send, recv] : slots) {
+    impl_->send_windows.push_back(static_cast<ncclWindow_t>(*send));
+    impl_->recv_windows.push_back(static_cast<ncclWindow_t>(*recv));
+  }
 }
 
 void CollectiveBenchmark::use_device_api(const coll::DeviceApiPlan& plan) {

@@ -10,28 +10,27 @@
 
 namespace linkscope::measure {
 
-void* NcclRegistrations::add(ncclComm_t comm, void* buffer, std::size_t bytes) {
+void* const* NcclRegistrations::add(ncclComm_t comm, void* buffer, std::size_t bytes) {
   if (mode_ == 0) return nullptr;
   const auto& nccl = platform::nccl_library();
-  Entry entry{comm, nullptr};
-  if (mode_ == 2) {
-    if (nccl.CommWindowRegister == nullptr || nccl.CommWindowDeregister == nullptr) {
-      throw DeviceError(fmt::format("-R 2 needs ncclCommWindowRegister (NCCL >= 2.27); the loaded NCCL {} lacks it",
-                                    nccl.version_string()));
-    }
-    ncclWindow_t window = nullptr;
-    nccl_check(nccl.CommWindowRegister(comm, buffer, bytes, &window, NCCL_WIN_COLL_SYMMETRIC),
-               "ncclCommWindowRegister", comm);
-    entry.handle = static_cast<void*>(window);
-  } else {
-    if (nccl.CommRegister == nullptr || nccl.CommDeregister == nullptr) {
-      throw DeviceError(fmt::format("-R 1 needs ncclCommRegister (NCCL >= 2.19); the loaded NCCL {} lacks it",
-                                    nccl.version_string()));
-    }
-    nccl_check(nccl.CommRegister(comm, buffer, bytes, &entry.handle), "ncclCommRegister", comm);
+  if (mode_ == 2 && (nccl.CommWindowRegister == nullptr || nccl.CommWindowDeregister == nullptr)) {
+    throw DeviceError(fmt::format("-R 2 needs ncclCommWindowRegister (NCCL >= 2.27); the loaded NCCL {} lacks it",
+                                  nccl.version_string()));
   }
-  entries_.push_back(entry);
-  return entry.handle;
+  if (mode_ == 1 && (nccl.CommRegister == nullptr || nccl.CommDeregister == nullptr)) {
+    throw DeviceError(fmt::format("-R 1 needs ncclCommRegister (NCCL >= 2.19); the loaded NCCL {} lacks it",
+                                  nccl.version_string()));
+  }
+  Entry& entry = entries_.emplace_back(Entry{comm, nullptr});
+  const ncclResult_t result =
+      mode_ == 2 ? nccl.CommWindowRegister(comm, buffer, bytes, reinterpret_cast<ncclWindow_t*>(&entry.handle),
+                                           NCCL_WIN_COLL_SYMMETRIC)
+                 : nccl.CommRegister(comm, buffer, bytes, &entry.handle);
+  if (result != ncclSuccess) {
+    entries_.pop_back();
+    nccl_check(result, mode_ == 2 ? "ncclCommWindowRegister" : "ncclCommRegister", comm);
+  }
+  return &entry.handle;
 }
 
 NcclRegistrations::~NcclRegistrations() {
