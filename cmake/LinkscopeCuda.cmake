@@ -38,6 +38,13 @@ list(APPEND _ls_nccl_hints ${_ls_pip_nccl})
 find_path(NCCL_INCLUDE_DIR nccl.h HINTS ${_ls_nccl_hints} PATH_SUFFIXES include REQUIRED)
 file(STRINGS ${NCCL_INCLUDE_DIR}/nccl.h _ls_nccl_code REGEX "#define NCCL_VERSION_CODE")
 message(STATUS "linkscope: NCCL headers ${NCCL_INCLUDE_DIR} (${_ls_nccl_code})")
+# -D's kernels (src/measure/devapi_*) are written against NCCL 2.28's device API, a header library (nccl_device.h);
+# the library opened at run time may be any NCCL (older ones get a one-line refusal of -D).
+if(NOT EXISTS ${NCCL_INCLUDE_DIR}/nccl_device.h)
+  message(FATAL_ERROR "linkscope: ${NCCL_INCLUDE_DIR} has nccl.h but no nccl_device.h: the build needs NCCL 2.28 or "
+                      "newer headers (set NCCL_HOME, or pip install nvidia-nccl-cu12 / nvidia-nccl-cu13); the NCCL "
+                      "used at run time may be older")
+endif()
 # libnccl.so.2 is opened with dlopen at run time (platform/nccl_library.cpp), so a machine without NCCL
 # gets a clear error instead of a loader failure, and the system's NCCL is the one measured.
 add_library(linkscope_nccl INTERFACE)
