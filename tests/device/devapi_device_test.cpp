@@ -147,7 +147,10 @@ TEST(DevapiDevice, NcclTestsHostTimedLoopLaunchesTheKernels) {
     o.device_ctas = 32;
     const measure::CollectiveRun result = run(o);
     EXPECT_GT(expect_correct(result, "(-D 2, 32 CTAs x 512 threads)"), 0);
-    for (const auto& p : result.series.front().points) EXPECT_GT(p.algbw_gbps.value_or(0), 0);
+    for (const auto& p : result.series.front().points) {
+      // alltoall's smallest size rounds to 0 bytes on one rank (nccl-tests prints 0 0 there): no rate to expect.
+      if (p.bytes > 0) EXPECT_GT(p.algbw_gbps.value_or(0), 0) << p.bytes;
+    }
   }
 }
 
