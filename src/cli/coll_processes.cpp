@@ -22,6 +22,7 @@ CollProcesses start_coll_processes(Environment env, const runtime::LaunchEnviron
   processes.capture = std::make_unique<runtime::NcclDebugCapture>(processes.env, capture_detail);
   processes.capture->apply();
   if (launch.parallel()) {
+    processes.capture->remove_on_sigterm();  // another rank's MPI_Abort ends this one with SIGTERM
     processes.mpi = std::make_unique<platform::MpiSession>(nullptr, nullptr);
     processes.group = measure::make_mpi_process_group(*processes.mpi);
   } else {

@@ -1,7 +1,14 @@
 #include "runtime/nccl_debug_capture.hpp"
 
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <csignal>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -13,6 +20,42 @@
 namespace linkscope::runtime {
 
 namespace fs = std::filesystem;
+
+namespace {
+
+// The directory a SIGTERM removes, and the handler it replaced. Fixed storage: a signal handler may not allocate.
+char g_sigterm_directory[4096];
+struct sigaction g_earlier_sigterm {};
+
+// Removes the files of `directory` (NCCL writes plain files there, no folders), then the directory, with system
+// calls only (getdents64, unlinkat, rmdir are async-signal-safe; opendir/readdir are not).
+void remove_directory_signal_safe(const char* directory) {
+  const int fd = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd >= 0) {
+    alignas(8) char buffer[4096];
+    for (long n = syscall(SYS_getdents64, fd, buffer, sizeof buffer); n > 0;
+         n = syscall(SYS_getdents64, fd, buffer, sizeof buffer)) {
+      for (long offset = 0; offset < n;) {
+        // struct linux_dirent64: ino (8), off (8), reclen (2), type (1), name.
+        unsigned short length = 0;
+        std::memcpy(&length, buffer + offset + 16, sizeof length);
+        const char* name = buffer + offset + 19;
+        if (std::strcmp(name, ".") != 0 && std::strcmp(name, "..") != 0) unlinkat(fd, name, 0);
+        offset += length;
+      }
+    }
+    close(fd);
+  }
+  rmdir(directory);
+}
+
+extern "C" void remove_capture_then_terminate(int signal_number) {
+  if (g_sigterm_directory[0] != '\0') remove_directory_signal_safe(g_sigterm_directory);
+  std::signal(signal_number, SIG_DFL);
+  std::raise(signal_number);
+}
+
+}  // namespace
 
 NcclDebugCapture::NcclDebugCapture(const Environment& env, CaptureDetail detail) : detail_(detail) {
   if (const auto debug = env.get("NCCL_DEBUG")) {
@@ -37,7 +80,22 @@ NcclDebugCapture::NcclDebugCapture(const Environment& env, CaptureDetail detail)
   active_ = true;
 }
 
-NcclDebugCapture::~NcclDebugCapture() { remove_files(); }
+NcclDebugCapture::~NcclDebugCapture() {
+  if (sigterm_installed_) {
+    sigaction(SIGTERM, &g_earlier_sigterm, nullptr);
+    g_sigterm_directory[0] = '\0';
+  }
+  remove_files();
+}
+
+void NcclDebugCapture::remove_on_sigterm() {
+  if (!active_ || sigterm_installed_ || directory_.size() >= sizeof g_sigterm_directory) return;
+  std::memcpy(g_sigterm_directory, directory_.c_str(), directory_.size() + 1);
+  struct sigaction action {};
+  action.sa_handler = remove_capture_then_terminate;
+  sigemptyset(&action.sa_mask);
+  sigterm_installed_ = sigaction(SIGTERM, &action, &g_earlier_sigterm) == 0;
+}
 
 void NcclDebugCapture::remove_files() noexcept {
   if (directory_.empty()) return;

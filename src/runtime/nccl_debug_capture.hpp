@@ -38,12 +38,17 @@ class NcclDebugCapture {
   // Removes the directory now (the destructor does it too); for paths that end the process without
   // unwinding (MPI_Abort, a watchdog).
   void remove_files() noexcept;
+  // Under MPI, one rank's MPI_Abort makes mpirun end the others with SIGTERM, often before they reach their own
+  // remove_files(): from now until this object goes, a SIGTERM first removes the directory (with only
+  // async-signal-safe calls), then ends the process as SIGTERM does. One capture at a time.
+  void remove_on_sigterm();
 
  private:
   bool active_ = false;
   CaptureDetail detail_;
   std::string reason_;
   std::string directory_;
+  bool sigterm_installed_ = false;
 };
 
 }  // namespace linkscope::runtime

@@ -1,5 +1,9 @@
 #include <gtest/gtest.h>
 
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <csignal>
 #include <filesystem>
 #include <fstream>
 
@@ -40,6 +44,26 @@ TEST(NcclDebugCapture, InitOnlyAsksForNoPerCallLine) {
   EXPECT_EQ(vars.at("NCCL_DEBUG"), "INFO");
   EXPECT_EQ(vars.at("NCCL_DEBUG_SUBSYS"), "INIT,GRAPH,ENV");
   EXPECT_EQ(vars.count("NCCL_DEBUG_FILE"), 1u);
+}
+
+TEST(NcclDebugCapture, ASigtermRemovesTheDirectoryAndStillEndsTheProcess) {
+  // Another rank's MPI_Abort ends this one with SIGTERM: its directory (here with a log NCCL wrote) must not stay.
+  test::TempDir tmp;
+  const pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    NcclDebugCapture capture(Environment::from_map({{"TMPDIR", tmp.path()}}));
+    capture.remove_on_sigterm();
+    const std::string file = capture.variables().at("NCCL_DEBUG_FILE");
+    std::ofstream(std::filesystem::path(file).parent_path() / "nccl.host.1.log") << "NCCL INFO ...\n";
+    std::raise(SIGTERM);
+    _exit(3);  // not reached: SIGTERM still ends the process
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(child, &status, 0), child);
+  ASSERT_TRUE(WIFSIGNALED(status)) << "exit status " << status;
+  EXPECT_EQ(WTERMSIG(status), SIGTERM);
+  EXPECT_TRUE(std::filesystem::is_empty(tmp.path()));
 }
 
 TEST(NcclDebugCapture, RespectsTheUsersNcclDebug) {
