@@ -29,7 +29,8 @@ namespace {
 // A name a set may hold, and so the only kind of name a list may make the writer remove: a plain, visible file
 // name in the directory (never a path, never a hidden file such as a temporary or the list itself).
 bool plain_file_name(const std::string& name) {
-  return !name.empty() && name.front() != '.' && name.front() != '#' && name.find('/') == std::string::npos &&
+  // No line breaks: the list holds one name per line.
+  return !name.empty() && name.front() != '.' && name.front() != '#' && name.find_first_of("/\n\r") == std::string::npos &&
          name.find('\0') == std::string::npos;
 }
 
@@ -138,9 +139,14 @@ void FileSetWriter::add(const std::string& name, std::string_view content) {
 void FileSetWriter::remove_earlier_files(const std::vector<std::string>& earlier) {
   for (const auto& name : earlier) {
     if (std::find(names_.begin(), names_.end(), name) != names_.end()) continue;
+    const std::string path = path_of(name);
+    // A file this command reads is never removed, even when the earlier report wrote it (`report
+    // out/host-a.json --output out/` over a cluster report).
+    if (std::any_of(inputs_.begin(), inputs_.end(), [&](const std::string& input) { return same_file(path, input); })) {
+      continue;
+    }
     struct stat info {};
     // lstat: a symbolic link or anything but a regular file under a listed name is not what linkscope wrote.
-    const std::string path = path_of(name);
     if (::lstat(path.c_str(), &info) == 0 && S_ISREG(info.st_mode)) ::unlink(path.c_str());
   }
 }

@@ -26,16 +26,16 @@ void* const* NcclRegistrations::add(ncclComm_t comm, void* buffer, std::size_t b
       mode_ == 2 ? nccl.CommWindowRegister(comm, buffer, bytes, reinterpret_cast<ncclWindow_t*>(&entry.handle),
                                            NCCL_WIN_COLL_SYMMETRIC)
                  : nccl.CommRegister(comm, buffer, bytes, &entry.handle);
-  if (result != ncclSuccess) {
-    entries_.pop_back();
-    nccl_check(result, mode_ == 2 ? "ncclCommWindowRegister" : "ncclCommRegister", comm);
-  }
+  // On failure the entry stays (its handle null): inside a group NCCL may still hold the slot's address.
+  if (result != ncclSuccess) nccl_check(result, mode_ == 2 ? "ncclCommWindowRegister" : "ncclCommRegister", comm);
   return &entry.handle;
 }
 
 NcclRegistrations::~NcclRegistrations() {
   const auto& nccl = platform::nccl_library();
   for (const auto& e : entries_) {
+    // No handle: NCCL made no window (no symmetric memory), the registration failed, or its group did not end.
+    if (e.handle == nullptr) continue;
     const ncclResult_t result = mode_ == 2 ? nccl.CommWindowDeregister(e.comm, static_cast<ncclWindow_t>(e.handle))
                                            : nccl.CommDeregister(e.comm, e.handle);
     if (result != ncclSuccess) {

@@ -51,6 +51,13 @@ void remove_directory_signal_safe(const char* directory) {
 
 extern "C" void remove_capture_then_terminate(int signal_number) {
   if (g_sigterm_directory[0] != '\0') remove_directory_signal_safe(g_sigterm_directory);
+  // A handler that was there before (an MPI library's, say) gets the signal as it would have; else SIGTERM's
+  // default ends the process.
+  if ((g_earlier_sigterm.sa_flags & SA_SIGINFO) == 0 && g_earlier_sigterm.sa_handler != SIG_DFL &&
+      g_earlier_sigterm.sa_handler != SIG_IGN) {
+    g_earlier_sigterm.sa_handler(signal_number);
+    return;
+  }
   std::signal(signal_number, SIG_DFL);
   std::raise(signal_number);
 }
@@ -81,15 +88,21 @@ NcclDebugCapture::NcclDebugCapture(const Environment& env, CaptureDetail detail)
 }
 
 NcclDebugCapture::~NcclDebugCapture() {
+  remove_files();  // first: a SIGTERM until the handler goes still finds (and removes) the directory
   if (sigterm_installed_) {
     sigaction(SIGTERM, &g_earlier_sigterm, nullptr);
     g_sigterm_directory[0] = '\0';
   }
-  remove_files();
 }
 
 void NcclDebugCapture::remove_on_sigterm() {
   if (!active_ || sigterm_installed_ || directory_.size() >= sizeof g_sigterm_directory) return;
+  // An ignored SIGTERM (nohup, a launcher's choice) stays ignored; a handler taking siginfo is left alone.
+  struct sigaction current {};
+  if (sigaction(SIGTERM, nullptr, &current) != 0 || current.sa_handler == SIG_IGN ||
+      (current.sa_flags & SA_SIGINFO) != 0) {
+    return;
+  }
   std::memcpy(g_sigterm_directory, directory_.c_str(), directory_.size() + 1);
   struct sigaction action {};
   action.sa_handler = remove_capture_then_terminate;

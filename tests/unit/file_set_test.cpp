@@ -43,6 +43,24 @@ TEST(FileSet, CommitWritesEveryFileAndListsThem) {
   EXPECT_NE(files.at(kFileSetList).find("\nrun.json\na.svg\n"), std::string::npos) << files.at(kFileSetList);
 }
 
+TEST(FileSet, AnInputTheEarlierReportWroteIsNeverRemoved) {
+  // `report out/host-a.json --output out/` over a cluster report that wrote host-a.json: the new set lacks it.
+  test::TempDir dir;
+  {
+    FileSetWriter earlier(dir.path() + "/out", {});
+    earlier.add("run.json", "cluster");
+    earlier.add("host-a.json", "host a");
+    earlier.add("host-b.json", "host b");
+    earlier.commit();
+  }
+  FileSetWriter set(dir.path() + "/out", {dir.path() + "/out/host-a.json"});
+  set.add("run.json", "from host a");
+  set.commit();
+  const auto files = files_in(dir.path() + "/out");
+  EXPECT_EQ(files.at("host-a.json"), "host a") << "the command's input stays";
+  EXPECT_EQ(files.count("host-b.json"), 0u) << "the earlier report's other file goes";
+}
+
 TEST(FileSet, NothingChangesUntilTheCommitAndAnUncommittedSetLeavesNothing) {
   test::TempDir dir;
   dir.write("out/run.json", "old");
