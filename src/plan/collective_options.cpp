@@ -80,22 +80,16 @@ void plan_nccl_tests_flags(const CollOptions& o, CollPlan& plan) {
     require_range(o.cta_policy, 0, 2, "-x", "the CTA policy (0 default, 1 efficiency, 2 zero)");
     plan.cta_policy = o.cta_policy;
   }
-  // -V only matters with -D; nccl-tests accepts it alone, and replaces a count outside 1..128 by its default.
-  int device_ctas = o.device_ctas;
-  if (device_ctas <= 0 || device_ctas > 128) {
-    plan.notes.push_back(fmt::format("device_cta_count (-V) must be positive and less than 128, got {}. Using default "
-                                     "value 16.",
-                                     device_ctas));
-    device_ctas = kDefaultDeviceCtas;
+  // -V only matters with -D; nccl-tests accepts it alone, with the same warning outside 1..128.
+  if (o.device_impl == 0) static_cast<void>(device_cta_count(o.device_ctas, plan.notes));
+  try {
+    plan.device_api = plan_device_api(plan.op, o.device_impl, o.device_ctas, o.local_register, plan.types, plan.redops,
+                                      plan.notes);
+  } catch (const Error& e) {
+    // nccl-tests' own exit code belongs to its names; linkscope coll keeps its usage code.
+    if (e.code() == kNcclTestsRefused && !o.personality) throw UsageError(e.what());
+    throw;
   }
-  if (o.device_impl > 0 && o.local_register != 2) {
-    const std::string message = "device implementation (-D > 0) requires enabling symmetric memory registration (-R 2)";
-    // nccl-tests' main returns -1 here (exit 255); linkscope coll keeps its usage code.
-    if (o.personality) throw Error(kNcclTestsRefused, message);
-    throw UsageError(message);
-  }
-  plan.device_api = plan_device_api(plan.op, o.device_impl, device_ctas, o.local_register, plan.types, plan.redops,
-                                    plan.notes);
   plan.parallel_init = o.parallel_init != 0;
   plan.timestamps = o.timestamps != 0;
   plan.memory_report = o.memory_report != 0;

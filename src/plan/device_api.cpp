@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "core/error.hpp"
+#include "core/nccl_tests_exit.hpp"
 
 namespace linkscope::coll {
 
@@ -50,12 +51,21 @@ std::optional<DeviceKernel> kernel_of(CollectiveOp op, int implementation) {
 
 }  // namespace
 
+int device_cta_count(int requested, std::vector<std::string>& notes) {
+  if (requested > 0 && requested <= 128) return requested;
+  notes.push_back(fmt::format("device_cta_count (-V) must be positive and less than 128, got {}. Using default value 16.",
+                              requested));
+  return kDefaultDeviceCtas;
+}
+
 std::optional<DeviceApiPlan> plan_device_api(CollectiveOp op, int implementation, int ctas, int local_register,
                                              const std::vector<DataType>& types, const std::vector<RedOp>& redops,
                                              std::vector<std::string>& notes) {
   if (implementation == 0) return std::nullopt;
   if (local_register != 2) {
-    throw UsageError("device implementation (-D > 0) requires enabling symmetric memory registration (-R 2)");
+    // nccl-tests' main returns -1 here: the shell sees 255 (`coll` turns it into its usage code).
+    throw Error(kNcclTestsRefused,
+                "device implementation (-D > 0) requires enabling symmetric memory registration (-R 2)");
   }
   const auto kernel = kernel_of(op, implementation);
   if (!kernel) throw UsageError(fmt::format("Device implementation {} is not supported by this test", implementation));
@@ -77,12 +87,7 @@ std::optional<DeviceApiPlan> plan_device_api(CollectiveOp op, int implementation
   DeviceApiPlan plan;
   plan.implementation = implementation;
   plan.kernel = *kernel;
-  plan.ctas = ctas;
-  if (ctas <= 0 || ctas > 128) {
-    notes.push_back(fmt::format("device_cta_count (-V) must be positive and less than 128, got {}. Using default value 16.",
-                                ctas));
-    plan.ctas = kDefaultDeviceCtas;
-  }
+  plan.ctas = device_cta_count(ctas, notes);
   // nccl-tests' getDevCommRequirements (2.28 headers): one barrier per CTA, LSA for NVLink kernels, multimem for
   // NVLS, world barriers and GIN signals for the network kernels.
   switch (plan.kernel) {

@@ -42,10 +42,13 @@ struct DeviceApiPlan {
 inline constexpr int kDeviceApiThreadsPerCta = 512;
 inline constexpr int kDefaultDeviceCtas = 16;
 
-// The device-API plan of `implementation` (-D) for `op`; nothing when -D is 0. Throws UsageError with
-// nccl-tests' message where nccl-tests refuses (-D without -R 2, an implementation the test lacks) and with
-// linkscope's where nccl-tests' kernels do not exist (a type or reduction they are not instantiated for). A -V
-// outside 1..128 is nccl-tests' warning in `notes` and 16 CTAs.
+// -V as nccl-tests reads it (with or without -D): a count outside 1..128 is its warning in `notes` and 16.
+int device_cta_count(int requested, std::vector<std::string>& notes);
+
+// The device-API plan of `implementation` (-D) for `op`; nothing when -D is 0. -D without -R 2 is nccl-tests'
+// message with its exit code (Error kNcclTestsRefused, 255); an implementation the test lacks is a UsageError with
+// nccl-tests' message, a type or reduction its kernels are not instantiated for one with linkscope's. The CTAs are
+// device_cta_count(ctas).
 std::optional<DeviceApiPlan> plan_device_api(CollectiveOp op, int implementation, int ctas, int local_register,
                                              const std::vector<DataType>& types, const std::vector<RedOp>& redops,
                                              std::vector<std::string>& notes);

@@ -149,7 +149,9 @@ TEST(DevapiDevice, NcclTestsHostTimedLoopLaunchesTheKernels) {
     EXPECT_GT(expect_correct(result, "(-D 2, 32 CTAs x 512 threads)"), 0);
     for (const auto& p : result.series.front().points) {
       // alltoall's smallest size rounds to 0 bytes on one rank (nccl-tests prints 0 0 there): no rate to expect.
-      if (p.bytes > 0) EXPECT_GT(p.algbw_gbps.value_or(0), 0) << p.bytes;
+      if (p.bytes > 0) {
+        EXPECT_GT(p.algbw_gbps.value_or(0), 0) << p.bytes;
+      }
     }
   }
 }

@@ -284,7 +284,9 @@ TEST(CollOptions, DeviceFlagsAsNcclTestsTakesThem) {
       o.device_impl = impl;
       o.device_ctas = bad;
       plan = make_coll_plan(o);
-      if (impl == 1) EXPECT_EQ(plan.device_api->ctas, 16) << bad;
+      if (impl == 1) {
+        EXPECT_EQ(plan.device_api->ctas, 16) << bad;
+      }
       ASSERT_EQ(plan.notes.size(), 1u) << bad << " -D " << impl;  // once, with or without -D
       EXPECT_EQ(plan.notes[0], "device_cta_count (-V) must be positive and less than 128, got " + std::to_string(bad) +
                                    ". Using default value 16.");

@@ -21,7 +21,7 @@ std::string error_of(CollectiveOp op, int impl, int local_register = 2, std::vec
   std::vector<std::string> notes;
   try {
     plan_device_api(op, impl, 16, local_register, types, redops, notes);
-  } catch (const UsageError& e) {
+  } catch (const Error& e) {
     return e.what();
   }
   return "";
