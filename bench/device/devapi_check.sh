@@ -28,25 +28,12 @@ here=$(cd "$(dirname "$0")/../.." && pwd)
 build=${LINKSCOPE_BUILD:-$here/build/ci}
 out_root=${OUT:-$PWD/out}
 budget=${TIME_BUDGET_S:-500}
-work=$(mktemp -d)
-res=$work/devapi_check
-mkdir -p "$res/runs" "$res/refusals" "$out_root"
-summary=$res/summary.txt
-started=$SECONDS
-export NCCL_NVLS_ENABLE=0
-
-log() { echo "$*" | tee -a "$summary" >&2; }
-over_budget() { (( SECONDS - started > budget )); }
-pack() {
-  tar -C "$work" -cf "$out_root/devapi_check.tar" devapi_check
-  echo "devapi_check.sh: results in $out_root/devapi_check.tar" >&2
-}
-trap pack EXIT
+# shellcheck source=bench/device/side_by_side_lib.sh
+source "$here/bench/device/side_by_side_lib.sh"
+start_results devapi_check runs refusals
 
 [[ -x $build/linkscope ]] || { log "no linkscope at $build/linkscope (set LINKSCOPE_BUILD)"; exit 2; }
-log "# devapi_check $(date -u +%FT%TZ) on $(hostname)"
-nvidia-smi --query-gpu=name,driver_version,pci.bus_id --format=csv,noheader >>"$summary" 2>&1
-"$build/linkscope" version >>"$summary" 2>&1
+machine_header "$build/linkscope"
 for op in all_reduce alltoall; do
   [[ -x $bin_dir/${op}_perf ]] || log "no nccl-tests ${op}_perf in $bin_dir: its runs are recorded as rc=127"
 done
@@ -58,14 +45,7 @@ run() {
   local bin=$bin_dir/${op}_perf
   [[ $tool == linkscope ]] && bin=$build/${op}_perf
   echo "$bin $*" >"$res/$name.cmd"
-  if [[ ! -x $bin ]]; then
-    echo "missing $bin" >"$res/$name.err"
-    : >"$res/$name.txt"
-    echo 127 >"$res/$name.rc"
-    return
-  fi
-  timeout 120 "$bin" "$@" >"$res/$name.txt" 2>"$res/$name.err"
-  echo $? >"$res/$name.rc"
+  capture 120 "$bin" "$res/$name" "$@"
 }
 
 # --- 1. side by side.
