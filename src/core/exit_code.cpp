@@ -1,11 +1,8 @@
 #include "core/exit_code.hpp"
 
-#include "core/nccl_tests_exit.hpp"
-
 namespace linkscope {
 
 std::string_view exit_code_name(ExitCode code) {
-  if (code == kNcclTestsRefused) return "nccl-tests-refused";
   switch (code) {
     case ExitCode::kOk: return "ok";
     case ExitCode::kInternal: return "internal";
@@ -16,12 +13,12 @@ std::string_view exit_code_name(ExitCode code) {
     case ExitCode::kThreshold: return "threshold";
     case ExitCode::kProblemFound: return "problem-found";
     case ExitCode::kInterrupted: return "interrupted";
+    case ExitCode::kNcclTestsRefused: return "nccl-tests-refused";
   }
   return "unknown";
 }
 
 std::string_view exit_code_meaning(ExitCode code) {
-  if (code == kNcclTestsRefused) return "as an nccl-tests name: a flag combination nccl-tests refuses (its exit 255)";
   switch (code) {
     case ExitCode::kOk: return "ran; nothing failed";
     case ExitCode::kInternal: return "internal error (a bug in linkscope)";
@@ -32,6 +29,8 @@ std::string_view exit_code_meaning(ExitCode code) {
     case ExitCode::kThreshold: return "a --check or compare threshold was crossed (regression)";
     case ExitCode::kProblemFound: return "doctor found a problem of severity error";
     case ExitCode::kInterrupted: return "interrupted (SIGINT/SIGTERM); what was measured so far is written";
+    case ExitCode::kNcclTestsRefused:
+      return "as an nccl-tests name: a flag combination nccl-tests refuses (its exit 255)";
   }
   return "unknown";
 }

@@ -14,6 +14,9 @@ enum class ExitCode : int {
   kThreshold = 6,      // a --check or `compare` threshold was crossed
   kProblemFound = 7,   // doctor: a finding of severity error (the report says what)
   kInterrupted = 130,  // SIGINT/SIGTERM: stopped early; what was measured is written (128 + SIGINT, as shells)
+  // Only under an nccl-tests name (*_perf): a flag combination nccl-tests' own main refuses with `return -1`, which
+  // the shell sees as 255 (e.g. -D without -R 2). `linkscope coll` reports the same refusal as kUsage.
+  kNcclTestsRefused = 255,
 };
 
 constexpr int to_int(ExitCode code) { return static_cast<int>(code); }

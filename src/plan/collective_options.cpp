@@ -6,7 +6,7 @@
 
 #include "core/text.hpp"
 #include "core/error.hpp"
-#include "core/nccl_tests_exit.hpp"
+#include "core/exit_code.hpp"
 #include "core/seconds.hpp"
 #include "core/size.hpp"
 #include "core/sweep.hpp"
@@ -87,7 +87,7 @@ void plan_nccl_tests_flags(const CollOptions& o, CollPlan& plan) {
                                       plan.notes);
   } catch (const Error& e) {
     // nccl-tests' own exit code belongs to its names; linkscope coll keeps its usage code.
-    if (e.code() == kNcclTestsRefused && !o.personality) throw UsageError(e.what());
+    if (e.code() == ExitCode::kNcclTestsRefused && !o.personality) throw UsageError(e.what());
     throw;
   }
   plan.parallel_init = o.parallel_init != 0;

@@ -5,7 +5,7 @@
 #include <fmt/format.h>
 
 #include "core/error.hpp"
-#include "core/nccl_tests_exit.hpp"
+#include "core/exit_code.hpp"
 
 namespace linkscope::coll {
 
@@ -64,7 +64,7 @@ std::optional<DeviceApiPlan> plan_device_api(CollectiveOp op, int implementation
   if (implementation == 0) return std::nullopt;
   if (local_register != 2) {
     // nccl-tests' main returns -1 here: the shell sees 255 (`coll` turns it into its usage code).
-    throw Error(kNcclTestsRefused,
+    throw Error(ExitCode::kNcclTestsRefused,
                 "device implementation (-D > 0) requires enabling symmetric memory registration (-R 2)");
   }
   const auto kernel = kernel_of(op, implementation);

@@ -46,7 +46,7 @@ inline constexpr int kDefaultDeviceCtas = 16;
 int device_cta_count(int requested, std::vector<std::string>& notes);
 
 // The device-API plan of `implementation` (-D) for `op`; nothing when -D is 0. -D without -R 2 is nccl-tests'
-// message with its exit code (Error kNcclTestsRefused, 255); an implementation the test lacks is a UsageError with
+// message with its exit code (Error ExitCode::kNcclTestsRefused, 255); an implementation the test lacks is a UsageError with
 // nccl-tests' message, a type or reduction its kernels are not instantiated for one with linkscope's. The CTAs are
 // device_cta_count(ctas).
 std::optional<DeviceApiPlan> plan_device_api(CollectiveOp op, int implementation, int ctas, int local_register,

@@ -5,7 +5,6 @@
 #include <gtest/gtest.h>
 
 #include "core/error.hpp"
-#include "core/nccl_tests_exit.hpp"
 
 namespace linkscope {
 namespace {
@@ -20,7 +19,7 @@ TEST(ExitCode, DocumentedValues) {
   EXPECT_EQ(to_int(ExitCode::kThreshold), 6);
   EXPECT_EQ(to_int(ExitCode::kProblemFound), 7);
   EXPECT_EQ(to_int(ExitCode::kInterrupted), 130);
-  EXPECT_EQ(to_int(kNcclTestsRefused), 255);  // nccl-tests' main returning -1
+  EXPECT_EQ(to_int(ExitCode::kNcclTestsRefused), 255);  // nccl-tests' main returning -1
 }
 
 TEST(ExitCode, EveryCodeHasADistinctNameAndMeaning) {

@@ -42,7 +42,9 @@ void expect_no_extras(const model::Run& run) {
   EXPECT_TRUE(run.runtime.extra.empty()) << run.runtime.extra.dump();
   for (const auto& r : run.runtime.runs) EXPECT_TRUE(r.extra.empty()) << r.extra.dump();
   EXPECT_TRUE(run.measurements.extra.empty()) << run.measurements.extra.dump();
-  if (run.measurements.p2p) EXPECT_TRUE(run.measurements.p2p->extra.empty()) << run.measurements.p2p->extra.dump();
+  if (run.measurements.p2p) {
+    EXPECT_TRUE(run.measurements.p2p->extra.empty()) << run.measurements.p2p->extra.dump();
+  }
   if (run.measurements.collectives) {
     for (const auto& series : *run.measurements.collectives) {
       EXPECT_TRUE(series.extra.empty()) << series.extra.dump();
@@ -52,7 +54,9 @@ void expect_no_extras(const model::Run& run) {
   if (run.measurements.patterns) {
     for (const auto& pattern : run.measurements.patterns->patterns) EXPECT_TRUE(pattern.extra.empty()) << pattern.extra.dump();
   }
-  if (run.measurements.ladder) EXPECT_TRUE(run.measurements.ladder->extra.empty()) << run.measurements.ladder->extra.dump();
+  if (run.measurements.ladder) {
+    EXPECT_TRUE(run.measurements.ladder->extra.empty()) << run.measurements.ladder->extra.dump();
+  }
   for (const auto& f : run.findings) EXPECT_TRUE(f.extra.empty()) << f.extra.dump();
   for (const auto& h : run.hypotheses) EXPECT_TRUE(h.extra.empty()) << h.extra.dump();
 }
