@@ -18,6 +18,7 @@
 
 #include <fmt/format.h>
 
+#include "core/directory_lock.hpp"
 #include "core/error.hpp"
 #include "core/file_io.hpp"
 #include "core/staged_file.hpp"
@@ -152,6 +153,9 @@ void FileSetWriter::remove_earlier_files(const std::vector<std::string>& earlier
 }
 
 std::vector<std::string> FileSetWriter::commit() {
+  stop_if_interrupted();
+  // Another linkscope writing here swaps its set first; the earlier list is read only once this one may swap.
+  const DirectoryLock lock(directory_, kDirectoryLockWait, [this] { return signals_.caught() != 0; });
   stop_if_interrupted();
   const std::string list_path = path_of(kFileSetList);
   std::string why;

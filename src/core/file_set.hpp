@@ -12,10 +12,11 @@
 // 1. Staging: add() writes each new file under a hidden temporary name in the directory and flushes it to disk.
 //    Nothing the directory held changes. Any failure, or SIGINT/SIGTERM/SIGHUP, removes every staged file and
 //    leaves the directory as it was, the earlier run.json included.
-// 2. Commit, with those signals blocked: each staged file is renamed over its target in the order added (the
-//    report adds run.json first), the earlier set's files that the new set lacks are removed, the list of the
-//    set's names (kFileSetList) is replaced, and the directory is flushed to disk. A signal that arrives
-//    meanwhile is acted on once the new set is in place.
+// 2. Commit, under an exclusive lock on the directory (core/directory_lock: a second writer waits for the first's
+//    swap, so the directory ends as the whole set of one of them) and with those signals blocked: each staged file
+//    is renamed over its target in the order added (the report adds run.json first), the earlier set's files that
+//    the new set lacks are removed, the list of the set's names (kFileSetList) is replaced, and the directory is
+//    flushed to disk. A signal that arrives meanwhile is acted on once the new set is in place.
 // Only files the list names are ever removed: a user's own files in the directory stay. What POSIX cannot give
 // (a SIGKILL or power loss between two of the commit's renames) and why not a swapped sibling directory:
 // docs/reports.md "Writing the report directory".
@@ -39,9 +40,10 @@ class FileSetWriter {
   // of the signals: both after removing everything staged.
   void add(const std::string& name, std::string_view content);
 
-  // Swaps the staged set in; returns the paths of the set's files (not the list). Throws InputError when a
-  // rename or the flush fails (the first rename failing leaves the directory as it was; a later one, the others
-  // in place), and an interrupted Error once the set is in place when a signal came during the swap.
+  // Swaps the staged set in; returns the paths of the set's files (not the list). Throws InputError when another
+  // process keeps the directory locked for kDirectoryLockWait (nothing changed), when a rename or the flush fails
+  // (the first rename failing leaves the directory as it was; a later one, the others in place), and an
+  // interrupted Error once the set is in place when a signal came during the swap (before it: nothing changed).
   std::vector<std::string> commit();
 
  private:

@@ -226,6 +226,46 @@ TEST_F(ReportDirectoryCli, ALiveDoctorStoppedWhileWritingKeepsItsRunBesideTheEar
       << "the checkpoint is this run's";
 }
 
+// Two processes writing one directory: the second waits while the first swaps (it holds the directory's lock, here
+// paused after its first rename), then swaps its own set over the first's whole one. Without the lock the second
+// would swap in at once and the first's remaining renames would land on top of it: a mix of the two reports.
+TEST_F(ReportDirectoryCli, TwoWritersSwapOneAfterTheOther) {
+  for (std::size_t which = 0; which < 2; ++which) {
+    test::BackgroundCommand first(LINKSCOPE_BINARY, report_writes(kNewRun, dir_)[which],
+                                  {"LINKSCOPE_TEST_WRITE_PAUSE=committed:1"}, scratch_.path() + "/first.err");
+    ASSERT_TRUE(first.wait_for_stderr("linkscope: test: paused after committed file 1\n", 60)) << first.err();
+    test::BackgroundCommand second(LINKSCOPE_BINARY, report_writes(kEarlierRun, dir_)[which],
+                                   {"LINKSCOPE_TEST_WRITE_PAUSE"}, scratch_.path() + "/second.err");
+    EXPECT_TRUE(second.wait_for_stderr(": another linkscope process is writing a report here; waiting for it\n", 60))
+        << second.err();
+    first.send(SIGINT);
+    EXPECT_EQ(first.wait(60), kInterrupted) << first.err();
+    EXPECT_LE(second.wait(60), 7) << second.err();
+    // The second writer's set, whole: what `report` alone writes into a fresh directory (SetUp's earlier_), or
+    // the doctor's equivalent.
+    const std::string alone = scratch_.path() + "/second-alone-" + std::to_string(which);
+    EXPECT_EQ(differences(snapshot(dir_), written_alone(report_writes(kEarlierRun, alone)[which], alone)), "")
+        << report_writes(kEarlierRun, dir_)[which][0] << ": the two reports mixed";
+  }
+}
+
+TEST_F(ReportDirectoryCli, ASignalEndsTheWaitForAnotherWriterAndChangesNothing) {
+  const Snapshot fresh = new_set(0);
+  test::BackgroundCommand first(LINKSCOPE_BINARY, report_writes(kNewRun, dir_)[0],
+                                {"LINKSCOPE_TEST_WRITE_PAUSE=committed:1"}, scratch_.path() + "/first.err");
+  ASSERT_TRUE(first.wait_for_stderr("linkscope: test: paused after committed file 1\n", 60)) << first.err();
+  test::BackgroundCommand second(LINKSCOPE_BINARY, report_writes(kEarlierRun, dir_)[1],
+                                 {"LINKSCOPE_TEST_WRITE_PAUSE"}, scratch_.path() + "/second.err");
+  ASSERT_TRUE(second.wait_for_stderr(": another linkscope process is writing a report here; waiting for it\n", 60))
+      << second.err();
+  second.send(SIGTERM);
+  EXPECT_EQ(second.wait(60), kInterrupted) << second.err();
+  EXPECT_NE(second.err().find("the directory is as it was"), std::string::npos) << second.err();
+  first.send(SIGINT);
+  EXPECT_EQ(first.wait(60), kInterrupted) << first.err();
+  EXPECT_EQ(differences(snapshot(dir_), fresh), "") << "the first writer's set, whole, and nothing the second staged";
+}
+
 TEST_F(ReportDirectoryCli, TheRunJsonInputIsNeverReplacedOrRemoved) {
   // The report directory holding the run it renders: refused before anything is staged.
   const std::string run = dir_ + "/run.json";

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include "core/directory_lock.hpp"
 #include "core/file_set.hpp"
 #include "core/sweep.hpp"
 #include "discover/sysfs_root.hpp"
@@ -43,6 +44,7 @@ TEST(ReadmeLimits, EveryNumberIsTheConstantItNames) {
       {"discover::kMaxSysfsAttributeBytes", bytes_text(discover::kMaxSysfsAttributeBytes)},
       {"discover::kMaxSysfsFileBytes", bytes_text(discover::kMaxSysfsFileBytes)},
       {"kMaxFileSetListBytes", bytes_text(kMaxFileSetListBytes)},
+      {"kDirectoryLockWait", fmt::format("{} s", kDirectoryLockWait.count() / 1000)},
   };
   for (const auto& [constant, value] : limits) {
     const std::string row = row_of(readme, constant);

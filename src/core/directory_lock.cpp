@@ -1,0 +1,52 @@
+#include "core/directory_lock.hpp"
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <thread>
+
+#include <fmt/format.h>
+
+#include "core/error.hpp"
+
+namespace linkscope {
+
+DirectoryLock::DirectoryLock(const std::string& directory, std::chrono::milliseconds limit,
+                             const std::function<bool()>& stop) {
+  fd_ = ::open(directory.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd_ < 0) return;  // the swap itself reports a directory it cannot use
+  const auto until = std::chrono::steady_clock::now() + limit;
+  bool announced = false;
+  while (true) {
+    if (::flock(fd_, LOCK_EX | LOCK_NB) == 0) {
+      held_ = true;
+      return;
+    }
+    if (errno != EWOULDBLOCK && errno != EINTR) return;  // no locks here (see the header): unlocked
+    if (stop()) return;
+    if (std::chrono::steady_clock::now() >= until) {
+      ::close(fd_);
+      fd_ = -1;
+      throw InputError(directory, 0,
+                       fmt::format("another process kept this directory locked for {:g} s while writing a report "
+                                   "there; nothing was changed",
+                                   std::chrono::duration<double>(limit).count()));
+    }
+    if (!announced) {
+      std::fprintf(stderr, "linkscope: %s: another linkscope process is writing a report here; waiting for it\n",
+                   directory.c_str());
+      std::fflush(stderr);
+      announced = true;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+}
+
+DirectoryLock::~DirectoryLock() {
+  if (fd_ >= 0) ::close(fd_);  // closing the descriptor releases the lock
+}
+
+}  // namespace linkscope
