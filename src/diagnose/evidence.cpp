@@ -177,12 +177,12 @@ Evidence::Evidence(const model::Run& r)
       const auto it = rank_by_id.find(matrix.node_ids[index]);
       return it == rank_by_id.end() ? std::nullopt : it->second;
     };
-    for (std::size_t r = 0; r < matrix.cells.size() && r < matrix.node_ids.size(); ++r) {
-      const auto a = rank_of(r);
+    for (std::size_t row = 0; row < matrix.cells.size() && row < matrix.node_ids.size(); ++row) {
+      const auto a = rank_of(row);
       if (!a) continue;
-      for (std::size_t c = 0; c < matrix.cells[r].size() && c < matrix.node_ids.size(); ++c) {
+      for (std::size_t c = 0; c < matrix.cells[row].size() && c < matrix.node_ids.size(); ++c) {
         const auto b = rank_of(c);
-        if (b && *a != *b) model_relations_[{*a, *b}] = matrix.cells[r][c];
+        if (b && *a != *b) model_relations_[{*a, *b}] = matrix.cells[row][c];
       }
     }
   }

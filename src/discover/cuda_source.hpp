@@ -15,6 +15,7 @@ struct CudaDeviceRecord {
   std::string pci_bus_id;  // canonical "0000:00:06.0"
   int sm = 0;              // major*10 + minor
   unsigned long long memory_bytes = 0;
+  long long l2_cache_bytes = 0;  // cudaDeviceProp::l2CacheSize (0: the runtime did not say)
   Fact<bool> gpu_direct_rdma;  // cudaDevAttrGPUDirectRDMASupported, what NCCL writes as <gpu gdr>
 };
 

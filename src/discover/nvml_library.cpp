@@ -63,6 +63,7 @@ bool open_nvml_api(NvmlApi& api, std::string& reason) {
   resolve(api.handle, api.DeviceGetMaxPcieLinkWidth, "nvmlDeviceGetMaxPcieLinkWidth");
   resolve(api.handle, api.DeviceGetClockInfo, "nvmlDeviceGetClockInfo");
   resolve(api.handle, api.DeviceGetMaxClockInfo, "nvmlDeviceGetMaxClockInfo");
+  resolve(api.handle, api.DeviceGetMemoryBusWidth, "nvmlDeviceGetMemoryBusWidth");
   resolve(api.handle, api.DeviceGetClockEventReasons, "nvmlDeviceGetCurrentClocksEventReasons");
   if (api.DeviceGetClockEventReasons == nullptr) {  // drivers before 535 only have the older name
     api.clock_event_reasons_symbol = "nvmlDeviceGetCurrentClocksThrottleReasons";

@@ -41,6 +41,7 @@ struct NvmlApi {
   nvml::DeviceGetUintFn DeviceGetMaxPcieLinkWidth = nullptr;
   nvml::DeviceGetClockFn DeviceGetClockInfo = nullptr;
   nvml::DeviceGetClockFn DeviceGetMaxClockInfo = nullptr;
+  nvml::DeviceGetUintFn DeviceGetMemoryBusWidth = nullptr;
   nvml::DeviceGetUllFn DeviceGetClockEventReasons = nullptr;
   const char* clock_event_reasons_symbol = "nvmlDeviceGetCurrentClocksEventReasons";
   nvml::DeviceGetIntEnumPairFn DeviceGetEccMode = nullptr;

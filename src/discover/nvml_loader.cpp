@@ -208,6 +208,7 @@ NvmlGpuRecord read_gpu(const NvmlApi& api, unsigned index, nvml::Device device) 
   gpu.sm_max_clock_mhz = ask<unsigned>(api, "nvmlDeviceGetMaxClockInfo", api.DeviceGetMaxClockInfo, device, nvml::kClockSm);
   gpu.mem_clock_mhz = ask<unsigned>(api, "nvmlDeviceGetClockInfo", api.DeviceGetClockInfo, device, nvml::kClockMem);
   gpu.mem_max_clock_mhz = ask<unsigned>(api, "nvmlDeviceGetMaxClockInfo", api.DeviceGetMaxClockInfo, device, nvml::kClockMem);
+  gpu.memory_bus_width_bits = ask<unsigned>(api, "nvmlDeviceGetMemoryBusWidth", api.DeviceGetMemoryBusWidth, device);
   gpu.clock_event_reasons =
       ask<unsigned long long>(api, api.clock_event_reasons_symbol, api.DeviceGetClockEventReasons, device);
 

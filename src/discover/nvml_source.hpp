@@ -39,6 +39,7 @@ struct NvmlGpuRecord {
   Fact<int> compute_mode;  // NVML_COMPUTEMODE_*: 0 default, 2 prohibited, 3 exclusive process
   Fact<unsigned> pcie_current_gen, pcie_max_gen, pcie_current_width, pcie_max_width;
   Fact<unsigned> sm_clock_mhz, sm_max_clock_mhz, mem_clock_mhz, mem_max_clock_mhz;
+  Fact<unsigned> memory_bus_width_bits;  // nvmlDeviceGetMemoryBusWidth: 6144 on H200 (HBM3e)
   Fact<unsigned long long> clock_event_reasons;  // NVML clocks-event (throttle) reason bit mask
   Fact<bool> ecc_enabled;
   Fact<unsigned long long> ecc_volatile_corrected, ecc_volatile_uncorrected, ecc_aggregate_corrected,

@@ -101,6 +101,13 @@ model::Gpu gpu_model(const GpuFacts& gpu) {
   out.numa_affinity = gpu.numa_affinity;
   out.pcie = pcie_model(gpu);
   out.gpu_direct_rdma = gpu.cuda ? known<bool>(gpu.cuda->gpu_direct_rdma) : unknown<bool>("not visible to CUDA");
+  if (!gpu.cuda) {
+    out.l2_cache_bytes = unknown<std::int64_t>("not visible to CUDA");
+  } else if (gpu.cuda->l2_cache_bytes > 0) {
+    out.l2_cache_bytes = static_cast<std::int64_t>(gpu.cuda->l2_cache_bytes);
+  } else {
+    out.l2_cache_bytes = unknown<std::int64_t>("the CUDA runtime reports no L2 size");
+  }
   if (!gpu.nvml) {
     out.nvml_reason = "NVML unavailable: only CUDA and sysfs facts";
     return out;
@@ -113,6 +120,7 @@ model::Gpu gpu_model(const GpuFacts& gpu) {
                                              : unknown<std::string>(nvml.compute_mode.reason.c_str());
   out.clocks = {known<int>(nvml.sm_clock_mhz), known<int>(nvml.sm_max_clock_mhz), known<int>(nvml.mem_clock_mhz),
                 known<int>(nvml.mem_max_clock_mhz)};
+  out.memory_bus_width_bits = known<int>(nvml.memory_bus_width_bits);
   out.throttle_reasons = nvml.clock_event_reasons.has()
                              ? model::Known<std::vector<std::string>>(clock_event_reason_names(*nvml.clock_event_reasons))
                              : unknown<std::vector<std::string>>(nvml.clock_event_reasons.reason.c_str());

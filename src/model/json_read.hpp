@@ -110,6 +110,12 @@ void put_known(nlohmann::json& object, const std::string& key, const Known<T>& f
     object[key + "_reason"] = fact.reason.empty() ? "not read" : fact.reason;
   }
 }
+// The same for a fact added after documents without it were saved: absent when it was never read (neither a
+// value nor a reason), so such a document is written back as it was.
+template <typename T>
+void put_known_if_read(nlohmann::json& object, const std::string& key, const Known<T>& fact) {
+  if (fact.has_value() || !fact.reason.empty()) put_known(object, key, fact);
+}
 template <typename T>
 nlohmann::json optional_json(const std::optional<T>& value) {
   return value ? nlohmann::json(*value) : nlohmann::json(nullptr);

@@ -30,13 +30,6 @@ constexpr std::array<KnownProduct, 7> kProducts{{
     {"V100", 900, 6 * kMiB},
 }};
 
-// An integer fact the typed GPU keeps without a field of its own (see memory_rate.hpp).
-std::optional<std::int64_t> kept_integer(const Gpu& gpu, const char* key) {
-  const auto it = gpu.extra.find(key);
-  if (it == gpu.extra.end() || !it->is_number_integer() || it->get<std::int64_t>() <= 0) return std::nullopt;
-  return it->get<std::int64_t>();
-}
-
 const KnownProduct* known_product(const Gpu& gpu) {
   for (const auto& product : kProducts) {
     if (gpu.name.find(product.name_part) != std::string::npos) return &product;
@@ -47,8 +40,8 @@ const KnownProduct* known_product(const Gpu& gpu) {
 }  // namespace
 
 std::optional<MemoryRate> memory_rate(const Gpu& gpu) {
-  const auto bus_width_bits = kept_integer(gpu, "memory_bus_width_bits");
-  if (gpu.clocks.mem_max_mhz && *gpu.clocks.mem_max_mhz > 0 && bus_width_bits) {
+  const auto& bus_width_bits = gpu.memory_bus_width_bits;
+  if (gpu.clocks.mem_max_mhz && *gpu.clocks.mem_max_mhz > 0 && bus_width_bits && *bus_width_bits > 0) {
     // HBM and GDDR move data on both clock edges: 2 transfers per clock, bus width / 8 bytes each.
     const double gbps = 2.0 * *gpu.clocks.mem_max_mhz * 1e6 * (static_cast<double>(*bus_width_bits) / 8.0) / 1e9;
     return MemoryRate{gbps, fmt::format("NVML {} MHz x {} bit, double data rate", *gpu.clocks.mem_max_mhz,
@@ -61,7 +54,7 @@ std::optional<MemoryRate> memory_rate(const Gpu& gpu) {
 }
 
 std::optional<std::int64_t> l2_cache_bytes(const Gpu& gpu) {
-  if (const auto bytes = kept_integer(gpu, "l2_cache_bytes")) return bytes;
+  if (gpu.l2_cache_bytes && *gpu.l2_cache_bytes > 0) return *gpu.l2_cache_bytes;
   if (const KnownProduct* product = known_product(gpu)) return product->l2_bytes;
   return std::nullopt;
 }

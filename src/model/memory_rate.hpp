@@ -6,10 +6,9 @@
 #include "model/system.hpp"
 
 // What a GPU's own memory can carry, and how large its L2 is: the facts a local (on-GPU) copy is judged against.
-// The one place for them: NVML's memory clock (clocks.mem_max_mhz) x bus width where the Run has both, else the
-// product's datasheet figure from the table in memory_rate.cpp. This discovery does not read the bus width or the
-// L2 size yet; a document that carries them (`memory_bus_width_bits`, `l2_cache_bytes` on the GPU, kept in its
-// `extra`) is read here.
+// The one place for them: NVML's memory clock (clocks.mem_max_mhz) x bus width (memory_bus_width_bits) where the
+// Run has both, else the product's datasheet figure from the table in memory_rate.cpp; CUDA's L2 size
+// (l2_cache_bytes), else the table's. Documents saved before discovery read the two facts have neither.
 namespace linkscope::model {
 
 struct MemoryRate {

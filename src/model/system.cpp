@@ -371,6 +371,7 @@ json to_json(const Gpu& gpu) {
   out["name"] = gpu.name;
   put_known(out, "sm", gpu.sm);
   put_known(out, "memory_bytes", gpu.memory_bytes);
+  put_known_if_read(out, "l2_cache_bytes", gpu.l2_cache_bytes);
   put_known(out, "numa_node", gpu.numa_node);
   put_known(out, "cpu_affinity", gpu.cpu_affinity);
   out["numa_affinity"] = gpu.numa_affinity;
@@ -389,6 +390,7 @@ json to_json(const Gpu& gpu) {
   put_known(clocks, "mem_mhz", gpu.clocks.mem_mhz);
   put_known(clocks, "mem_max_mhz", gpu.clocks.mem_max_mhz);
   out["clocks"] = clocks;
+  put_known_if_read(out, "memory_bus_width_bits", gpu.memory_bus_width_bits);
   put_known(out, "throttle_reasons", gpu.throttle_reasons);
   json utilization;
   put_known(utilization, "gpu_percent", gpu.utilization.gpu_percent);
@@ -441,6 +443,7 @@ Gpu gpu_from_json(const JsonReader& r) {
   gpu.name = r.string_or("name");
   gpu.sm = r.known_int("sm");
   gpu.memory_bytes = r.known_integer("memory_bytes");
+  gpu.l2_cache_bytes = r.known_integer("l2_cache_bytes");
   gpu.numa_node = r.known_int("numa_node");
   gpu.cpu_affinity = r.known_string("cpu_affinity");
   for (auto node : r.integers("numa_affinity")) gpu.numa_affinity.push_back(static_cast<int>(node));
@@ -453,6 +456,7 @@ Gpu gpu_from_json(const JsonReader& r) {
   const JsonReader clocks = r.object("clocks");
   gpu.clocks = {clocks.known_int("sm_mhz"), clocks.known_int("sm_max_mhz"), clocks.known_int("mem_mhz"),
                 clocks.known_int("mem_max_mhz")};
+  gpu.memory_bus_width_bits = r.known_int("memory_bus_width_bits");
   gpu.throttle_reasons = r.known_strings("throttle_reasons");
   const JsonReader utilization = r.object("utilization");
   gpu.utilization = {utilization.known_int("gpu_percent"), utilization.known_int("memory_percent")};

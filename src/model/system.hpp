@@ -72,6 +72,7 @@ struct Gpu {
   std::string uuid, pci_bdf, name;
   Known<int> sm;  // compute capability major*10 + minor
   Known<std::int64_t> memory_bytes;
+  Known<std::int64_t> l2_cache_bytes;  // CUDA's l2CacheSize; absent in documents saved before it was read
   Known<int> numa_node;
   Known<std::string> cpu_affinity;  // "0-31"
   std::vector<int> numa_affinity;
@@ -82,6 +83,7 @@ struct Gpu {
   Known<bool> persistence_mode;
   Known<std::string> compute_mode;
   Clocks clocks;
+  Known<int> memory_bus_width_bits;  // NVML's; with clocks.mem_max_mhz the memory's peak rate (model/memory_rate)
   Known<std::vector<std::string>> throttle_reasons;  // NVML clocks-event reasons ("gpu_idle", "sw_power_cap")
   Utilization utilization;
   Ecc ecc;

@@ -69,6 +69,7 @@ class CudaRuntimeSource final : public discover::CudaSource {
       device.uuid = format_uuid(prop.uuid, device.name.find("MIG") != std::string::npos);
       device.sm = prop.major * 10 + prop.minor;
       device.memory_bytes = prop.totalGlobalMem;
+      device.l2_cache_bytes = prop.l2CacheSize;
       device.gpu_direct_rdma = query<bool>("cudaDeviceGetAttribute(GPUDirectRDMASupported)", [&](int& v) {
         return cudaDeviceGetAttribute(&v, cudaDevAttrGPUDirectRDMASupported, ordinal);
       });

@@ -64,6 +64,10 @@ TEST(DiscoverFakeNvmlCli, JsonCarriesTheLoadersFacts) {
   EXPECT_TRUE(gpu0["gpu_numa_id"].is_null());
   EXPECT_EQ(gpu0["gpu_numa_id_reason"], "nvmlDeviceGetNumaNodeId: Not Supported");
   EXPECT_EQ(gpu0["throttle_reasons"], nlohmann::json::array({"gpu_idle"}));
+  EXPECT_EQ(gpu0["clocks"]["mem_max_mhz"], 3201);
+  EXPECT_EQ(gpu0["memory_bus_width_bits"], 6144);  // with the clock, the memory's rate (model/memory_rate)
+  EXPECT_TRUE(gpu0["l2_cache_bytes"].is_null());   // CUDA shows no GPU here
+  EXPECT_EQ(gpu0["l2_cache_bytes_reason"], "not visible to CUDA");
   ASSERT_EQ(gpu0["nvlinks"].size(), 18u);
   EXPECT_EQ(gpu0["nvlinks"][17]["speed_gbps"], 26.562);
   EXPECT_EQ(gpu0["nvlinks"][17]["remote_bdf"], "fffffff:ff:ff.0");

@@ -75,6 +75,9 @@ TEST(OneGpu, NvmlClockAndBusWidthGiveTheMemoryRate) {
   EXPECT_NEAR(rate->gbps, 4916.7, 0.1);  // 2 x 3201 MHz x 6144 / 8 bytes
   EXPECT_EQ(rate->basis, "NVML 3201 MHz x 6144 bit, double data rate");
   EXPECT_EQ(hypothesis(run, "local-copy-reaches-memory-share").verdict, Verdict::kConfirmed);
+  EXPECT_EQ(model::l2_cache_bytes(run.system.gpus.at(0)), 50 * 1024 * 1024) << "the product table's, without CUDA's";
+  document["system"]["gpus"][0]["l2_cache_bytes"] = 60 * kMiB;
+  EXPECT_EQ(model::l2_cache_bytes(diagnosed(document).system.gpus.at(0)), 60 * kMiB) << "CUDA's, when the run has it";
 
   model::Gpu unknown;
   unknown.name = "Some Future GPU";

@@ -160,6 +160,10 @@ nvml::Return nvmlDeviceGetMaxClockInfo(nvml::Device, int type, unsigned* mhz) {
   *mhz = type == nvml::kClockSm ? 1980 : 3201;
   return nvml::kSuccess;
 }
+nvml::Return nvmlDeviceGetMemoryBusWidth(nvml::Device, unsigned* bits) {
+  *bits = 6144;  // H200: six HBM3e stacks of 1024 bits
+  return nvml::kSuccess;
+}
 nvml::Return nvmlDeviceGetCurrentClocksEventReasons(nvml::Device device, unsigned long long* reasons) {
   *reasons = state_of(device).clocks_event_reasons;  // 0x1: GPU idle
   return nvml::kSuccess;
