@@ -33,7 +33,7 @@ for fuzzer in "${fuzzers[@]}"; do
   max_len=65536
   case $name in
     topo_xml_fuzzer) cp tests/fixtures/topo/*.xml tests/fixtures/h200x2/nccl-topo-dump.xml "$corpus"/ ;;
-    run_json_fuzzer)
+    run_json_fuzzer | run_json_reader_fuzzer)
       cp tests/fixtures/runs/*.json "$corpus"/
       max_len=262144 ;;  # the largest fixture run is 150 KB
     sysfs_fuzzer) seed_sysfs "$corpus" ;;
