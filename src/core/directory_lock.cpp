@@ -6,6 +6,7 @@
 
 #include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <thread>
 
 #include <fmt/format.h>
@@ -16,8 +17,18 @@ namespace linkscope {
 
 DirectoryLock::DirectoryLock(const std::string& directory, std::chrono::milliseconds limit,
                              const std::function<bool()>& stop) {
+  // Without the lock the swap still runs, as it did before the lock existed; the user is told why once.
+  const auto unlocked = [&](const char* step) {
+    std::fprintf(stderr,
+                 "linkscope: warning: %s: cannot lock the directory (%s: %s); another process writing a report "
+                 "here at the same time is not kept out\n",
+                 directory.c_str(), step, std::strerror(errno));
+  };
   fd_ = ::open(directory.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (fd_ < 0) return;  // the swap itself reports a directory it cannot use
+  if (fd_ < 0) {
+    unlocked("open");
+    return;
+  }
   const auto until = std::chrono::steady_clock::now() + limit;
   bool announced = false;
   while (true) {
@@ -25,7 +36,10 @@ DirectoryLock::DirectoryLock(const std::string& directory, std::chrono::millisec
       held_ = true;
       return;
     }
-    if (errno != EWOULDBLOCK && errno != EINTR) return;  // no locks here (see the header): unlocked
+    if (errno != EWOULDBLOCK && errno != EINTR) {  // no locks on this filesystem (ENOLCK, EINVAL, ENOSYS)
+      unlocked("flock");
+      return;
+    }
     if (stop()) return;
     if (std::chrono::steady_clock::now() >= until) {
       ::close(fd_);

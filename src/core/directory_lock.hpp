@@ -5,9 +5,10 @@
 
 // An exclusive lock on a directory (flock on the directory itself, no lock file), held while a report set is
 // swapped in (core/file_set): two linkscope processes writing one report directory swap their sets one after the
-// other, so the directory ends as the whole set of the later one, never a mix. A filesystem that refuses flock
-// (NFS emulates it with byte-range locks, which a directory opened read-only cannot take) leaves the swap unlocked,
-// as before; docs/reports.md says so.
+// other, so the directory ends as the whole set of the later one, never a mix. The lock is only sure to keep out
+// processes of this host: on a shared filesystem writers on two hosts may not be ordered (Linux's NFS client keeps
+// a directory's flock to itself). Where flock fails (a filesystem without locks) the swap runs unlocked, with a
+// warning, as before the lock existed; docs/reports.md says so.
 namespace linkscope {
 
 class DirectoryLock {
@@ -20,7 +21,7 @@ class DirectoryLock {
   DirectoryLock(const DirectoryLock&) = delete;
   DirectoryLock& operator=(const DirectoryLock&) = delete;
 
-  // Whether the lock is held: false after stop(), and where the filesystem cannot lock.
+  // Whether the lock is held: false after stop(), and where the directory cannot be locked (warned on stderr).
   bool held() const { return held_; }
 
  private:

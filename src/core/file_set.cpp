@@ -52,12 +52,13 @@ std::vector<std::string> parse_list(const std::string& text) {
 
 // Test seam: LINKSCOPE_TEST_WRITE_PAUSE=staged:K (or committed:K) stops the writer after staging (or renaming into
 // place) its K-th file, says so on stderr and waits until one of the signals arrives, so a test can send one at a
-// known point. The wait ends after kPauseLimit anyway, so a test that sends nothing still finishes.
+// known point. The wait ends after kPauseLimit anyway, so a test that sends nothing still finishes; it is longer
+// than the tests' own waits (60 s), so a paused writer never resumes by itself while a slow test still acts on it.
 struct Pause {
   std::string phase;
   std::size_t after = 0;
 };
-constexpr std::chrono::seconds kPauseLimit{30};
+constexpr std::chrono::seconds kPauseLimit{180};
 
 std::optional<Pause> test_pause() {
   const char* text = std::getenv("LINKSCOPE_TEST_WRITE_PAUSE");

@@ -121,6 +121,9 @@ model::Gpu gpu_model(const GpuFacts& gpu) {
   out.clocks = {known<int>(nvml.sm_clock_mhz), known<int>(nvml.sm_max_clock_mhz), known<int>(nvml.mem_clock_mhz),
                 known<int>(nvml.mem_max_clock_mhz)};
   out.memory_bus_width_bits = known<int>(nvml.memory_bus_width_bits);
+  if (out.memory_bus_width_bits.value_or(-1) == 0) {
+    out.memory_bus_width_bits = unknown<int>("nvmlDeviceGetMemoryBusWidth reports 0 bits");
+  }
   out.throttle_reasons = nvml.clock_event_reasons.has()
                              ? model::Known<std::vector<std::string>>(clock_event_reason_names(*nvml.clock_event_reasons))
                              : unknown<std::vector<std::string>>(nvml.clock_event_reasons.reason.c_str());

@@ -69,6 +69,18 @@ TEST(DirectoryLock, AStopRequestEndsTheWaitWithoutTheLock) {
   EXPECT_FALSE(lock.held());
 }
 
+TEST(DirectoryLock, ADirectoryItCannotLockIsLeftUnlockedWithAWarning) {
+  const test::TempDir dir;
+  const std::string missing = dir.path() + "/gone";
+  testing::internal::CaptureStderr();
+  const DirectoryLock lock(missing, kLong, [] { return false; });
+  const std::string err = testing::internal::GetCapturedStderr();
+  EXPECT_FALSE(lock.held());
+  EXPECT_EQ(err, "linkscope: warning: " + missing +
+                     ": cannot lock the directory (open: No such file or directory); another process writing a "
+                     "report here at the same time is not kept out\n");
+}
+
 TEST(DirectoryLock, AHolderThatNeverLetsGoIsNamedAfterTheLimit) {
   const test::TempDir dir;
   OtherHolder other(dir.path());

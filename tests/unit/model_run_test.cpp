@@ -156,6 +156,31 @@ TEST(ModelRun, UnknownFieldsOfANewerDocumentAreKept) {
   EXPECT_EQ(again["schema_version"], fmt::format("{}.{}", kRunSchemaMajor, kRunSchemaMinor));
 }
 
+// Facts added after documents without them were saved: read as typed fields when there, written back as they came,
+// and never added (not even as null) to a document that lacks them.
+TEST(ModelRun, LaterGpuFactsComeBackOnlyWhereTheyWere) {
+  nlohmann::json document = to_json(read_run_file(test::fixture("runs/h200x2-healthy.json")));
+  auto& gpus = document["system"]["gpus"];
+  ASSERT_GE(gpus.size(), 2u);
+  ASSERT_FALSE(gpus[0].contains("memory_bus_width_bits"));
+  ASSERT_FALSE(gpus[0].contains("l2_cache_bytes"));
+  gpus[0]["memory_bus_width_bits"] = 6144;
+  gpus[0]["l2_cache_bytes"] = 52428800;
+  gpus[1]["l2_cache_bytes"] = nullptr;
+  gpus[1]["l2_cache_bytes_reason"] = "not visible to CUDA";
+  const model::Run run = run_from_json(document, "later.json");
+  expect_no_extras(run);
+  EXPECT_EQ(run.system.gpus[0].memory_bus_width_bits, Known<int>(6144));
+  EXPECT_EQ(run.system.gpus[0].l2_cache_bytes, Known<std::int64_t>(52428800));
+  EXPECT_EQ(run.system.gpus[1].l2_cache_bytes.reason, "not visible to CUDA");
+  const nlohmann::json again = to_json(run);
+  EXPECT_EQ(again["system"]["gpus"][0]["memory_bus_width_bits"], 6144);
+  EXPECT_EQ(again["system"]["gpus"][0]["l2_cache_bytes"], 52428800);
+  EXPECT_TRUE(again["system"]["gpus"][1]["l2_cache_bytes"].is_null());
+  EXPECT_EQ(again["system"]["gpus"][1]["l2_cache_bytes_reason"], "not visible to CUDA");
+  EXPECT_FALSE(again["system"]["gpus"][1].contains("memory_bus_width_bits")) << "added to a GPU that lacked it";
+}
+
 TEST(ModelRun, MissingFieldsAreAbsentNotZero) {
   const model::Run run = run_from_json({{"schema_version", "1.0"},
                                  {"measurements", {{"p2p", {{"points", {{{"src", 0}, {"dst", 1}, {"bytes", 1024}}}}}}}}},
