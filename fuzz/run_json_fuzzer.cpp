@@ -6,19 +6,15 @@
 #include <cstdint>
 #include <string>
 
-#include "core/error.hpp"
+#include "accepted_run.hpp"
 #include "diagnose/diagnose.hpp"
 #include "model/run_file.hpp"
 #include "report/report_render.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  const std::string text(reinterpret_cast<const char*>(data), size);
-  linkscope::model::Run run;
-  try {
-    run = linkscope::model::parse_run_text(text, "fuzz.json");
-  } catch (const linkscope::Error&) {
-    return 0;  // refused with a message: what the reader is for
-  }
+  std::optional<linkscope::model::Run> accepted = accepted_run(data, size);
+  if (!accepted) return 0;
+  linkscope::model::Run& run = *accepted;
   // Past the reader, nothing may throw: these are what `report` runs on every accepted file.
   linkscope::diagnose::diagnose_into(run, /*remake_hypotheses=*/true);
   using linkscope::report::ReportFormat;

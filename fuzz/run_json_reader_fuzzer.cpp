@@ -8,19 +8,14 @@
 #include <cstdint>
 #include <string>
 
-#include "core/error.hpp"
+#include "accepted_run.hpp"
 #include "model/run_file.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  const std::string text(reinterpret_cast<const char*>(data), size);
-  linkscope::model::Run run;
-  try {
-    run = linkscope::model::parse_run_text(text, "fuzz.json");
-  } catch (const linkscope::Error&) {
-    return 0;  // refused with a message: what the reader is for
-  }
+  const std::optional<linkscope::model::Run> run = accepted_run(data, size);
+  if (!run) return 0;
   // What linkscope writes it must read again, and writing that again changes nothing.
-  const std::string written = linkscope::model::run_text(run);
+  const std::string written = linkscope::model::run_text(*run);
   const std::string again = linkscope::model::run_text(linkscope::model::parse_run_text(written, "fuzz.json (as written)"));
   if (again != written) __builtin_trap();
   return 0;
