@@ -8,6 +8,7 @@
 #include "core/environment.hpp"
 #include "synthetic_72gpu_xml.hpp"
 #include "topo/topology_model.hpp"
+#include "topo/nccl_versions.hpp"
 
 namespace {
 
@@ -16,7 +17,7 @@ void BM_TopologyModel72Gpus72Nics(benchmark::State& state) {
   const auto env = linkscope::Environment::from_map({});
   std::size_t paths = 0;
   for (auto _ : state) {
-    const auto model = linkscope::topo::load_topology_string(xml, "synthetic-72gpu.xml", env);
+    const auto model = linkscope::topo::load_topology_string(xml, "synthetic-72gpu.xml", env, linkscope::topo::model_version_for(linkscope::topo::newest_modelled_version()));
     paths = model.p2p.size() + model.gdr.size();
     benchmark::DoNotOptimize(paths);
   }
@@ -28,7 +29,7 @@ BENCHMARK(BM_TopologyModel72Gpus72Nics)->Unit(benchmark::kMillisecond);
 void BM_NcclLogRendering72Gpus72Nics(benchmark::State& state) {
   const auto model =
       linkscope::topo::load_topology_string(linkscope::bench::synthetic_72_gpu_xml(), "synthetic-72gpu.xml",
-                                            linkscope::Environment::from_map({}));
+                                            linkscope::Environment::from_map({}), linkscope::topo::model_version_for(linkscope::topo::newest_modelled_version()));
   for (auto _ : state) benchmark::DoNotOptimize(linkscope::topo::render_nccl_log(model));
 }
 BENCHMARK(BM_NcclLogRendering72Gpus72Nics)->Unit(benchmark::kMillisecond);

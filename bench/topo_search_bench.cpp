@@ -9,12 +9,13 @@
 #include "topo/prediction_view.hpp"
 #include "topo/search_log_printer.hpp"
 #include "topo/topology_model.hpp"
+#include "topo/nccl_versions.hpp"
 
 namespace {
 
 const linkscope::topo::TopologyModel& model_72_gpus() {
   static const auto model = linkscope::topo::load_topology_string(
-      linkscope::bench::synthetic_72_gpu_xml(), "synthetic-72gpu.xml", linkscope::Environment::from_map({}));
+      linkscope::bench::synthetic_72_gpu_xml(), "synthetic-72gpu.xml", linkscope::Environment::from_map({}), linkscope::topo::model_version_for(linkscope::topo::newest_modelled_version()));
   return model;
 }
 

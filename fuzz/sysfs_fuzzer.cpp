@@ -35,6 +35,7 @@
 #include "discover/system_model.hpp"
 #include "discover/xml_synthesis.hpp"
 #include "topo/topology_model.hpp"
+#include "topo/nccl_versions.hpp"
 
 namespace {
 
@@ -132,7 +133,7 @@ void discover_tree(const std::string& root) {
   const discover::SynthesizedTopology topology = discover::synthesize_topology_xml(facts, env);
   if (topology.xml.empty()) return;
   try {
-    (void)topo::load_topology_string(topology.xml, "synthesized.xml", env);
+    (void)topo::load_topology_string(topology.xml, "synthesized.xml", env, linkscope::topo::model_version_for(linkscope::topo::newest_modelled_version()));
   } catch (const Error&) {
   }
 }

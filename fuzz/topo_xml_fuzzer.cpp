@@ -12,6 +12,7 @@
 #include "core/error.hpp"
 #include "model/topology_view.hpp"
 #include "topo/topology_model.hpp"
+#include "topo/nccl_versions.hpp"
 
 // libFuzzer's default (entropic) scheduler spends ~90% of the time bookkeeping this target's many coverage
 // features (measured: 37 vs 300 inputs/s on the fixtures), so default to the classic scheduler. libFuzzer
@@ -43,7 +44,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string text(reinterpret_cast<const char*>(data), size);
   const auto env = linkscope::Environment::from_map(kEnvironments[size % std::size(kEnvironments)]);
   try {
-    const auto model = linkscope::topo::load_topology_string(text, "fuzz.xml", env);
+    const auto model = linkscope::topo::load_topology_string(text, "fuzz.xml", env, linkscope::topo::model_version_for(linkscope::topo::newest_modelled_version()));
     const std::size_t bytes = linkscope::topo::render_nccl_log(model).size() +
                               linkscope::topo::render_topology_text(model).size() +
                               linkscope::model::to_json(linkscope::topo::topology_view(model)).dump().size();

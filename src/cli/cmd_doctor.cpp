@@ -9,6 +9,7 @@
 
 #include "cli/command.hpp"
 #include "cli/doctor_collect.hpp"
+#include "cli/model_version_option.hpp"
 #include "core/environment.hpp"
 #include "core/error.hpp"
 #include "core/seconds.hpp"
@@ -39,15 +40,19 @@ model::Run run_from_topology_file(const DoctorOptions& options) {
   const Environment env = doctor_environment(options);
   model::Run run = model::make_run("doctor", options.argv);
   run.environment.variables = env.relevant();
+  const topo::ModelledVersion version = offline_model_version(options.nccl_version);
   try {
-    const topo::TopologyModel model = topo::load_topology_file(options.xml_path, env);
+    const topo::TopologyModel model = topo::load_topology_file(options.xml_path, env, version);
     run.topology = topo::topology_view(model);
     run.topology.prediction = topo::predict_topology(model, env);
   } catch (const topo::TopologyRefused& refused) {
     // A file NCCL itself would stop on is the finding, not a usage error.
     run.topology.present = true;
     run.topology.source = options.xml_path;
-    run.topology.nccl_version = topo::kNcclModelVersion;
+    run.topology.nccl_version = version.requested.text();
+    run.topology.nccl_version_modelled = version.modelled.text();
+    run.topology.nccl_version_from = version.requested_from;
+    run.topology.nccl_version_note = version.note;
     run.topology.refused = refused.what();
   }
   return run;
@@ -100,6 +105,10 @@ int run_doctor(const DoctorOptions& options) {
   }
   if ((!options.from_path.empty() || !options.xml_path.empty()) && options.profile != "default") {
     throw UsageError("doctor: --quick and --full choose what a live run measures; --from and --xml measure nothing");
+  }
+  if (!options.nccl_version.empty() && options.xml_path.empty()) {
+    throw UsageError("doctor: --nccl-version models a topology file (--xml); a live run models the libnccl it loads "
+                     "(LINKSCOPE_NCCL_LIBRARY chooses it) and a saved run keeps the version it modelled");
   }
   if (!options.from_path.empty() && !options.env_assignments.empty()) {
     throw UsageError("doctor: --env applies to a live run or --xml, not to a saved run (--from)");
@@ -155,6 +164,7 @@ Command add_doctor_command(CLI::App& parent, const std::vector<std::string>& arg
   command.app->add_option("--xml", options->xml_path,
                           "diagnose an NCCL topology XML alone (no measurement): missing or slow links, PCIe")
       ->check(non_empty_path());
+  command.app->add_option("--nccl-version", options->nccl_version, kNcclVersionOptionHelp)->type_name("X.Y.Z");
   command.app->add_option("--output,-o", options->output_dir, "report directory")
       ->check(non_empty_path())
       ->capture_default_str();

@@ -1,4 +1,4 @@
-// `linkscope topo`: NCCL 2.28.9's topology model, of a topology XML (--xml FILE, offline) or of this machine
+// `linkscope topo`: NCCL's topology model, of a topology XML (--xml FILE, offline) or of this machine
 // (live: sysfs, NVML and CUDA facts, the NCCL topology XML synthesized from them, and NCCL's own view).
 #include <sys/stat.h>
 
@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "cli/command.hpp"
+#include "cli/model_version_option.hpp"
 #include "cli/topo_live.hpp"
 #include "core/environment.hpp"
 #include "core/error.hpp"
@@ -29,6 +30,7 @@ struct TopoOptions {
   std::string xml_path;
   std::string format = "text";            // text | json | nccl-log
   std::vector<std::string> env_assignments;  // --env NAME=VALUE, applied over the process environment
+  std::string nccl_version;               // --nccl-version X.Y.Z: the NCCL to model (default: the newest modelled)
   bool predict = false;                   // --predict [op]: NCCL's tuner choice per size, as a table
   std::string predict_op;                 // empty: every collective NCCL tunes
   // Live mode only
@@ -64,7 +66,8 @@ int run_topo_offline(const TopoOptions& options, const std::vector<std::string>&
     const auto [name, value] = parse_env_assignment(assignment);
     env.set(name, value);
   }
-  const topo::TopologyModel model = topo::load_topology_file(options.xml_path, env);
+  const topo::TopologyModel model =
+      topo::load_topology_file(options.xml_path, env, offline_model_version(options.nccl_version));
   std::string output;
   if (options.predict) {
     output = topo::render_prediction_table(topo::model_communicator(model, topo::resolve_comm_params(env)),
@@ -116,8 +119,8 @@ Command add_topo_command(CLI::App& parent, const std::vector<std::string>& argv)
   Command command;
   command.app = parent.add_subcommand(
       "topo",
-      "This machine's GPU topology (NVML, sysfs, CUDA) and NCCL 2.28.9's model of it, checked against NCCL itself; "
-      "or the model of a topology XML (--xml FILE)");
+      "This machine's GPU topology (NVML, sysfs, CUDA) and the loaded NCCL's model of it, checked against NCCL "
+      "itself; or the model of a topology XML (--xml FILE, --nccl-version X.Y.Z)");
   command.app->add_option("--xml", options->xml_path,
                           "NCCL topology XML: an NCCL_TOPO_DUMP_FILE dump or an NCCL_TOPO_FILE (skeleton)")
       ->check(non_empty_path());
@@ -125,6 +128,7 @@ Command add_topo_command(CLI::App& parent, const std::vector<std::string>& argv)
       ->check(CLI::IsMember({"text", "json", "nccl-log"}));
   command.app->add_option("--env", options->env_assignments,
                           "NAME=VALUE: model NCCL as if this variable were set (repeatable; e.g. NCCL_P2P_LEVEL=PIX)");
+  command.app->add_option("--nccl-version", options->nccl_version, kNcclVersionOptionHelp)->type_name("X.Y.Z");
   CLI::Option* predict =
       command.app
           ->add_option("--predict", options->predict_op,
@@ -147,6 +151,10 @@ Command add_topo_command(CLI::App& parent, const std::vector<std::string>& argv)
     if (options->predict && options->xml_path.empty()) throw UsageError("--predict needs --xml FILE");
     if (options->predict && options->format != "text") {
       throw UsageError("--predict prints a table; it does not combine with --format " + options->format);
+    }
+    if (options->xml_path.empty() && !options->nccl_version.empty()) {
+      throw UsageError("--nccl-version models a file (--xml); live, linkscope models the libnccl it loads "
+                       "(LINKSCOPE_NCCL_LIBRARY chooses it)");
     }
     if (options->xml_path.empty()) return run_topo_live_mode(*options, argv);
     if (!options->sysfs_root.empty() || !options->dump_xml.empty() || options->no_nccl) {

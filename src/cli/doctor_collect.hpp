@@ -11,6 +11,7 @@ namespace linkscope::cli {
 struct DoctorOptions {
   std::string from_path;                      // --from RUN.json: re-diagnose a saved run
   std::string xml_path;                       // --xml FILE: diagnose a topology file alone
+  std::string nccl_version;                   // --nccl-version X.Y.Z with --xml (default: the newest modelled)
   std::string output_dir = "linkscope-report";  // --output DIR
   std::string format = "text";                // stdout: text summary or the json Run document
   std::string profile = "default";            // --quick / default / --full: how much the live run measures

@@ -15,6 +15,7 @@
 
 #include "cli/doctor_collect.hpp"
 #include "cli/doctor_profile.hpp"
+#include "cli/model_version_option.hpp"
 #include "core/environment.hpp"
 #include "core/error.hpp"
 #include "core/file_io.hpp"
@@ -200,7 +201,7 @@ model::Run discover_machine(const DoctorOptions& options, const Environment& env
   auto nvml = discover::make_nvml_library_source(nvml_library != nullptr ? nvml_library : "");
   auto cuda = platform::make_cuda_runtime_source();
   const discover::LiveDiscovery live = discover::discover_live(*nvml, *cuda, env, discovery);
-  const discover::LiveModelCheck check = discover::check_live_model(live, env);
+  const discover::LiveModelCheck check = discover::check_live_model(live, env, live_model_version(live));
   model::Run run = discover::topo_live_run(live, check, env, options.argv);
   run.config.subcommand = "doctor";
   run.config.profile = options.profile;

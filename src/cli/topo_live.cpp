@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "cli/model_version_option.hpp"
 #include "core/environment.hpp"
 #include "core/error.hpp"
 #include "core/file_io.hpp"
@@ -54,7 +55,7 @@ TopoLiveResult discover_topo_live(const TopoLiveOptions& options, const std::str
     }
     write_file_atomically(dump_xml_path, result.live.synthesized.xml);
   }
-  result.check = discover::check_live_model(result.live, result.env);
+  result.check = discover::check_live_model(result.live, result.env, live_model_version(result.live));
   return result;
 }
 

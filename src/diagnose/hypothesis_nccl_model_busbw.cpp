@@ -63,7 +63,8 @@ std::optional<Hypothesis> make_nccl_model_busbw(const Evidence& evidence) {
       prediction.coll_channels, join(lines, "; "));
   hypothesis.prediction = fmt::format("every collective size measured from {} reaches >= {} of the busbw predicted "
                                       "for it", format_bytes(min_bytes), format_percent(share));
-  hypothesis.basis = "model: NCCL 2.28.9's graph search and tuning model of the topology (model.tuning)";
+  hypothesis.basis = fmt::format("model: NCCL {}'s graph search and tuning model of the topology (model.tuning)",
+                                 evidence.topology.nccl_version_modelled);
   hypothesis.needs = "measurements.collectives";
   hypothesis.numbers = {{"share", share}, {"min_bytes", min_bytes}};
   return hypothesis;

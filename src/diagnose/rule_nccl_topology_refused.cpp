@@ -1,4 +1,4 @@
-// nccl-topology-refused: NCCL 2.28.9 would stop with an error while building its graph of this topology (live: the
+// nccl-topology-refused: the modelled NCCL would stop with an error while building its graph of this topology (live: the
 // topology synthesized from this machine; --xml: the file), so every NCCL communicator here fails to start.
 #include <fmt/format.h>
 
@@ -12,7 +12,7 @@ std::optional<Finding> rule_nccl_topology_refused(const Context& context) {
   Finding finding;
   finding.id = "nccl-topology-refused";
   finding.severity = Severity::kError;
-  finding.evidence.push_back(fmt::format("NCCL {} on {}: {}", topology.nccl_version.empty() ? "2.28.9" : topology.nccl_version,
+  finding.evidence.push_back(fmt::format("NCCL {} on {}: {}", topology.nccl_version_modelled.empty() ? topology.nccl_version : topology.nccl_version_modelled,
                                          topology.source, *topology.refused));
   finding.title = "NCCL would refuse this topology: communicators cannot start";
   finding.explanation =

@@ -13,6 +13,8 @@ const std::vector<Rule>& all_rules() {
        "telemetry missing", &rule_nvml_unavailable},
       {"nccl-topology-refused", "NCCL would stop with an error while building its graph of this topology",
        &rule_nccl_topology_refused},
+      {"nccl-version-not-modelled", "the NCCL in use is outside the versions modelled: the nearest one stands in",
+       &rule_nccl_version_not_modelled},
       {"gpu-count-mismatch", "NVML and CUDA see a different number of GPUs (CUDA_VISIBLE_DEVICES, MIG)",
        &rule_gpu_count_mismatch},
       {"nvlink-missing", "a GPU or pair without the NVLink its identical peers have", &rule_nvlink_missing},

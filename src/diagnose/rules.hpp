@@ -23,6 +23,7 @@ const std::vector<Rule>& all_rules();
 std::optional<Finding> rule_driver_unavailable(const Context& context);
 std::optional<Finding> rule_nvml_unavailable(const Context& context);
 std::optional<Finding> rule_nccl_topology_refused(const Context& context);
+std::optional<Finding> rule_nccl_version_not_modelled(const Context& context);
 std::optional<Finding> rule_gpu_count_mismatch(const Context& context);
 std::optional<Finding> rule_nvlink_missing(const Context& context);
 std::optional<Finding> rule_nvlink_link_down(const Context& context);

@@ -7,6 +7,7 @@
 #include "discover/live_discovery.hpp"
 #include "discover/path_compare.hpp"
 #include "model/topology_view.hpp"
+#include "topo/nccl_versions.hpp"
 
 namespace linkscope::discover {
 
@@ -19,7 +20,8 @@ struct ModelSummary {
 };
 
 // Throws InputError when NCCL would refuse the XML.
-ModelSummary model_topology_xml(const std::string& xml, const std::string& source_name, const Environment& env);
+ModelSummary model_topology_xml(const std::string& xml, const std::string& source_name, const Environment& env,
+                                const topo::ModelledVersion& version);
 
 // The model of the synthesized XML, checked against NCCL's own topology.
 struct LiveModelCheck {
@@ -31,6 +33,7 @@ struct LiveModelCheck {
   std::optional<PathComparison> versus_nccl_dump;  // our paths vs our model of NCCL's dump
 };
 
-LiveModelCheck check_live_model(const LiveDiscovery& live, const Environment& env);
+// `version`: the NCCL to model, the one this machine loads (cli/model_version_option.hpp live_model_version).
+LiveModelCheck check_live_model(const LiveDiscovery& live, const Environment& env, const topo::ModelledVersion& version);
 
 }  // namespace linkscope::discover

@@ -122,7 +122,7 @@ PathComparison compare_path_lines(const std::vector<std::string>& ours, const st
       d.expected = true;
       d.explanation = "NCCL " + their_version +
                       " removes NET nodes when every rank is on one host (2.19 to 2.28.6; 2.28.7 keeps them, as "
-                      "linkscope's 2.28.9 model does)";
+                      "linkscope's model does)";
     } else if (net) {
       d.explanation = "the NICs differ: NCCL's net plugin saw other devices, speeds or GPUDirect support than sysfs shows";
     } else if (d.ours.empty() || d.theirs.empty()) {

@@ -128,6 +128,9 @@ const TopoNode* TopologyView::gpu_by_rank(int rank) const {
 json to_json(const TopologyView& view) {
   json out;
   out["nccl_version"] = view.nccl_version;
+  out["nccl_version_modelled"] = view.nccl_version_modelled;
+  if (!view.nccl_version_from.empty()) out["nccl_version_from"] = view.nccl_version_from;
+  if (!view.nccl_version_note.empty()) out["nccl_version_note"] = view.nccl_version_note;
   out["source"] = view.source;
   if (view.refused) out["refused"] = *view.refused;
   out["partial"] = view.partial;
@@ -203,6 +206,10 @@ TopologyView topology_view_from_json(const JsonReader& r) {
   view.present = r.is_object() && !r.json().empty();
   if (!view.present) return view;
   view.nccl_version = r.string_or("nccl_version");
+  // Runs saved before versions were modelled name only the one version they modelled.
+  view.nccl_version_modelled = r.string_or("nccl_version_modelled", view.nccl_version);
+  view.nccl_version_from = r.string_or("nccl_version_from");
+  view.nccl_version_note = r.string_or("nccl_version_note");
   view.source = r.string_or("source");
   view.refused = r.string("refused");
   view.partial = r.boolean("partial").value_or(false);

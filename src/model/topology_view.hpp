@@ -110,7 +110,10 @@ struct RelationMatrix {
 
 struct TopologyView {
   bool present = false;  // false: the run has no model section
-  std::string nccl_version, source;
+  std::string nccl_version, source;  // nccl_version: the NCCL asked for (--nccl-version, the loaded libnccl, default)
+  std::string nccl_version_modelled;  // the release whose rules the model applied (nccl_version or the nearest)
+  std::string nccl_version_from;      // where nccl_version came from
+  std::string nccl_version_note;      // why the model follows another release (empty: modelled as asked)
   // NCCL 2.28.9 would stop on this topology with this error while building its graph; nothing else is modelled.
   std::optional<std::string> refused;
   bool partial = false;

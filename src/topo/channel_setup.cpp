@@ -109,8 +109,8 @@ int p2p_channels_between(const SearchLinks& links, const std::vector<int>& gpu_s
   return 2 * std::max(1, static_cast<int>(path.bw / per_link));
 }
 
-void setup_p2p(const SearchLinks& links, const std::vector<int>& gpu_sm, const CommParams& params,
-               ChannelSetup& setup) {
+void setup_p2p(const SearchLinks& links, const std::vector<int>& gpu_ranks, const std::vector<int>& gpu_sm,
+               const CommParams& params, const ModelledVersion& version, ChannelSetup& setup) {
   // computeBuffSizes: one node; all-NVLink nodes use the larger P2P chunk, which must fit NCCL_STEPS times in the
   // Simple buffer.
   const int64_t env[kProtoCount] = {params.ll_buffsize.value, params.ll128_buffsize.value, params.buffsize.value};
@@ -134,8 +134,11 @@ void setup_p2p(const SearchLinks& links, const std::vector<int>& gpu_sm, const C
   // ncclTopoComputeP2pChannels: powers of two, at most the channels NCCL can address.
   int channels = std::min(setup.coll_channels, static_cast<int>(params.max_p2p_nchannels.value));
   channels = std::max(channels, static_cast<int>(params.min_p2p_nchannels.value));
+  // Up to 2.28 the minimum over every GPU of the node; since 2.29 over the peers of the rank's own GPU (rank 0 here).
   int per_peer = channels;
+  const bool own_gpu_only = version.has(NcclChange::kP2pChannelsFromOwnGpu);
   for (int g = 0; g < gpus; ++g) {
+    if (own_gpu_only && gpu_ranks[static_cast<std::size_t>(g)] != 0) continue;
     for (int peer = 0; peer < gpus; ++peer) {
       if (peer != g) per_peer = std::min(per_peer, p2p_channels_between(links, gpu_sm, g, peer));
     }
@@ -172,7 +175,7 @@ int min_nchannels(const CommParams& params, std::string& message) {
 
 ChannelSetup setup_channels(const GraphSearchResult& ring, const GraphSearchResult& tree, const SearchLinks& links,
                             const std::vector<int>& gpu_ranks, const std::vector<int>& gpu_sm,
-                            const CommParams& params) {
+                            const CommParams& params, const ModelledVersion& version) {
   ChannelSetup setup;
   const int nranks = static_cast<int>(gpu_ranks.size());
   apply_cta_config(params, setup);
@@ -189,7 +192,7 @@ ChannelSetup setup_channels(const GraphSearchResult& ring, const GraphSearchResu
   channels = repeat_channels(setup, channels, std::max(setup.min_nchannels, setup.min_ctas));
   setup.coll_channels = channels;
   build_rings(setup, nranks);
-  setup_p2p(links, gpu_sm, params, setup);
+  setup_p2p(links, gpu_ranks, gpu_sm, params, version, setup);
   return setup;
 }
 

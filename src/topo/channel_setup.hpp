@@ -10,6 +10,7 @@
 
 #include "topo/comm_constants.hpp"
 #include "topo/comm_params.hpp"
+#include "topo/nccl_versions.hpp"
 #include "topo/graph_search.hpp"
 #include "topo/search_links.hpp"
 
@@ -59,7 +60,7 @@ struct ChannelSetup {
 // `ring` and `tree` as ncclTopoCompute returned them; ranks 0..n-1 are the GPUs of one node.
 ChannelSetup setup_channels(const GraphSearchResult& ring, const GraphSearchResult& tree, const SearchLinks& links,
                             const std::vector<int>& gpu_ranks, const std::vector<int>& gpu_sm,
-                            const CommParams& params);
+                            const CommParams& params, const ModelledVersion& version);
 
 // ncclMaxNchannels / ncclMinNchannels: the NCCL_MAX_NCHANNELS and NCCL_MIN_NCHANNELS limits (legacy names
 // NCCL_MAX_NRINGS / NCCL_MIN_NRINGS), with the INFO line NCCL prints when it corrects one.

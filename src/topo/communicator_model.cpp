@@ -36,8 +36,9 @@ TuningGraph tuning_graph(const GraphSearchResult& graph, int channels) {
 
 // The graphs NCCL tunes with: the ring and the tree (also PAT's), both with the aligned channel count; the CollNet
 // and NVLS graphs are never searched (all zero, as NCCL leaves them).
-TuningInputs tuning_inputs(const TopoSystem& system, const CommunicatorModel& comm) {
+TuningInputs tuning_inputs(const TopoSystem& system, const CommunicatorModel& comm, const ModelledVersion& version) {
   TuningInputs in;
+  in.version = version;
   in.n_ranks = comm.n_ranks;
   in.n_nodes = comm.n_nodes;
   const auto& gpus = system.nodes[kGpu];
@@ -66,6 +67,7 @@ TuningInputs tuning_inputs(const TopoSystem& system, const CommunicatorModel& co
 CommunicatorModel model_communicator(const TopologyModel& model, const CommParams& params) {
   CommunicatorModel comm;
   comm.params = params;
+  comm.version = model.version;
   const TopoSystem& system = model.system;
   comm.unavailable = rank_problem(system);
   if (!comm.unavailable.empty()) return comm;
@@ -75,7 +77,8 @@ CommunicatorModel model_communicator(const TopologyModel& model, const CommParam
     return comm;
   }
   comm.n_ranks = system.count(kGpu);
-  const SearchSystemFacts facts = search_facts(system, model.max_bw, model.total_bw, params.cross_nic.value);
+  const SearchSystemFacts facts =
+      search_facts(system, model.max_bw, model.total_bw, params.cross_nic.value, model.version);
   comm.cross_nic_read = facts.net_count > 1;
 
   // init.cc: the ring first, then a balanced tree with exactly the ring's channel count.
@@ -85,14 +88,20 @@ CommunicatorModel model_communicator(const TopologyModel& model, const CommParam
   ring.min_channels = 1;
   ring.max_channels = kMaxChannels / 2;
   comm.ring = compute_graph(links, facts, ring);
+  if (!comm.ring.error.empty()) {
+    comm.search_failed = true;
+    comm.unavailable = fmt::format("NCCL {} stops in its ring search: {}", comm.version.modelled.text(),
+                                   comm.ring.error);
+    return comm;
+  }
   GraphRequest tree;
   tree.id = 1;
   tree.pattern = kPatternBalancedTree;
   tree.min_channels = tree.max_channels = comm.ring.n_channels;
   comm.tree = compute_graph(links, facts, tree);
 
-  comm.channels = setup_channels(comm.ring, comm.tree, links, facts.gpu_ranks, facts.gpu_sm, params);
-  comm.tuning = tune_model(tuning_inputs(system, comm), params);
+  comm.channels = setup_channels(comm.ring, comm.tree, links, facts.gpu_ranks, facts.gpu_sm, params, model.version);
+  comm.tuning = tune_model(tuning_inputs(system, comm, model.version), params);
   return comm;
 }
 

@@ -23,6 +23,7 @@ struct CommunicatorModel {
   // Why nothing below was computed (no GPU in the file, ranks that are not 0..n-1, a path NCCL's BFS would not
   // have built); empty when the model is complete.
   std::string unavailable;
+  bool search_failed = false;   // NCCL itself stops in the ring search (`ring.error`); `unavailable` says so
   int n_ranks = 0;
   int n_nodes = 1;
   bool cross_nic_read = false;  // NCCL reads NCCL_CROSS_NIC (more than one NET: rings may cross NICs)
@@ -31,6 +32,7 @@ struct CommunicatorModel {
   ChannelSetup channels;
   TuningModel tuning;
   CommParams params;
+  ModelledVersion version;      // the NCCL whose rules were applied (the topology model's)
 };
 
 CommunicatorModel model_communicator(const TopologyModel& model, const CommParams& params);

@@ -6,6 +6,32 @@
 
 namespace linkscope::topo {
 
+namespace {
+
+// 2.29's lines name both nodes (decimal ids, as NCCL prints them with %ld) and, through a PXN relay, the relay.
+std::string node_name(const Node& node, const char* type) {
+  const auto id = static_cast<uint64_t>(node.id);
+  return fmt::format("{}/{}-{}", type, static_cast<int64_t>(id >> 56), static_cast<int64_t>(id & 0x00ffffffffffffffULL));
+}
+
+// The INFO line of one decision; `tail` is what follows "distance ..." inside the parentheses.
+void emit_decision(ModelContext& context, bool enabled, int rank, int g, int relay, int n, const std::string& tail) {
+  if (context.version.has(NcclChange::kGdrLinesTraceOnly)) return;
+  const TopoSystem& system = context.system;
+  const char* verb = enabled ? "Enabled" : "Disabled";
+  if (!context.version.has(NcclChange::kGdrLineNamesNodes)) {
+    context.emit(fmt::format("GPU Direct RDMA {} for GPU {} / HCA {:x} ({}", verb, rank,
+                             static_cast<uint64_t>(system.nodes[kNet][n].id), tail));
+    return;
+  }
+  std::string line = fmt::format("GPU Direct RDMA {} for {} (rank {}) - {} (", verb,
+                                 node_name(system.nodes[kGpu][g], "GPU"), rank, node_name(system.nodes[kNet][n], "NET"));
+  if (relay != g) line += fmt::format(" using PXN via {}, ", node_name(system.nodes[kGpu][relay], "GPU"));
+  context.emit(line + tail);
+}
+
+}  // namespace
+
 const char* gdr_mode_name(int mode) {
   switch (mode) {
     case kGdrDefault: return "Default";
@@ -14,11 +40,16 @@ const char* gdr_mode_name(int mode) {
   }
 }
 
+int default_gdr_level(const NcclParams& params, const ModelledVersion& version) {
+  return version.has(NcclChange::kGdrDefaultLevelP2c) && params.net_gdr_c2c != 0 ? kPathP2c : kPathPxb;
+}
+
 GdrCheck check_gdr(ModelContext& context, int rank, int64_t net_id, int read) {
   GdrCheck check;
   const TopoSystem& system = context.system;
   const int n = context.net_index(net_id);
-  int g = context.gpu_index(rank);
+  const int own_gpu = context.gpu_index(rank);
+  int g = own_gpu;
   if (n < 0 || g < 0) {
     check.reason = "GPU or NET not in the topology";
     return check;
@@ -48,7 +79,7 @@ GdrCheck check_gdr(ModelContext& context, int rank, int64_t net_id, int read) {
       }
     }
   }
-  check.level = kPathPxb;
+  check.level = default_gdr_level(context.params, context.version);
   if (!context.gdr_level_resolved) {
     context.gdr_level_resolved = true;
     if (context.params.gdr_level) context.emit(context.params.gdr_echo);
@@ -61,22 +92,27 @@ GdrCheck check_gdr(ModelContext& context, int rank, int64_t net_id, int read) {
     g = context.gpu_index(pxn_intermediate_rank(system, g, n));
     distance = path_between(system, {kGpu, g}, {kNet, n}).type;
   }
-  if (context.params.net_gdr_c2c != 0 && distance == kPathP2c) {
+  // Before 2.29 a CPU-attached NIC of a C2C GPU counted as C2C (under the PXB default); since, P2C is the default level.
+  const bool p2c_is_level = context.version.has(NcclChange::kGdrDefaultLevelP2c);
+  if (!p2c_is_level && context.params.net_gdr_c2c != 0 && distance == kPathP2c) {
     context.emit(fmt::format("GPU {} / HCA {:x} connected via C2C link", rank, static_cast<uint64_t>(net_id)));
     distance = kPathC2c;
   }
   check.distance = distance;
   if (distance > check.level) {
-    context.emit(fmt::format("GPU Direct RDMA Disabled for GPU {} / HCA {:x} (distance {} > {})", rank,
-                             static_cast<uint64_t>(net_id), distance, check.level));
+    emit_decision(context, false, rank, own_gpu, g, n, fmt::format("distance {} > {})", distance, check.level));
     check.reason = fmt::format("distance {} > level {}", path_type_name(distance), path_type_name(check.level));
     return check;
   }
   const int c = local_cpu(system, g);
-  check.mode = path_between(system, {kGpu, g}, {kCpu, c}).type == kPathC2c && distance != kPathC2c ? kGdrPci
-                                                                                                    : kGdrDefault;
-  context.emit(fmt::format("GPU Direct RDMA Enabled for GPU {} / HCA {:x} (distance {} <= {}), read {} mode {}", rank,
-                           static_cast<uint64_t>(net_id), distance, check.level, read, gdr_mode_name(check.mode)));
+  const int direct_type = p2c_is_level ? kPathP2c : kPathC2c;
+  check.mode = path_between(system, {kGpu, g}, {kCpu, c}).type == kPathC2c && distance != direct_type ? kGdrPci
+                                                                                                       : kGdrDefault;
+  const std::string tail =
+      context.version.has(NcclChange::kGdrLineNamesNodes)
+          ? fmt::format("distance {} <= {}, read {}, mode {})", distance, check.level, read, gdr_mode_name(check.mode))
+          : fmt::format("distance {} <= {}), read {} mode {}", distance, check.level, read, gdr_mode_name(check.mode));
+  emit_decision(context, true, rank, own_gpu, g, n, tail);
   check.reason = fmt::format("distance {} <= level {}", path_type_name(distance), path_type_name(check.level));
   return check;
 }

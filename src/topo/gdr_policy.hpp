@@ -1,5 +1,6 @@
 #pragma once
-// NCCL 2.28.9's GPUDirect RDMA decision for a GPU and a NET (paths.cc ncclTopoCheckGdr), with its INFO lines.
+// NCCL's GPUDirect RDMA decision for a GPU and a NET (paths.cc ncclTopoCheckGdr), with its INFO lines as the
+// modelled version prints them.
 #include <cstdint>
 #include <string>
 
@@ -18,6 +19,9 @@ struct GdrCheck {
   int level = -1;
   std::string reason;
 };
+
+// NCCL_NET_GDR_LEVEL's default: PXB, or P2C since 2.29 when NCCL_NET_GDR_C2C is on.
+int default_gdr_level(const NcclParams& params, const ModelledVersion& version);
 
 // `rank` is looked up as NCCL does (first GPU with that rank), the NET by id (first NET with that id).
 // `read` 1 = GDR read (sends), 0 = write (receives).

@@ -14,6 +14,7 @@ namespace {
 constexpr float kSpeeds[] = {40.0, 30.0, 20.0, 18.0, 15.0, 12.0, 10.0, 9.0, 7.0, 6.0, 5.0, 4.0, 3.0};
 constexpr float kSpeedsSm90[] = {60.0, 50.0, 40.0, 30.0, 24.0, 20.0, 15.0, 12.0, 11.0, 6.0, 3.0};
 constexpr float kSpeedsSm100[] = {90.0, 80.0, 70.0, 60.0, 50.0, 40.0, 30.0, 24.0, 20.0, 19.0, 18.0};
+constexpr float kSpeedsSm100With45[] = {90.0, 80.0, 70.0, 60.0, 50.0, 45.0, 40.0, 30.0, 24.0, 20.0, 19.0, 18.0};
 
 // Search budgets in steps (search.cc NCCL_SEARCH_*, "try to keep all searches within one second"): NCCL counts
 // calls of ncclTopoSearchRecGpu, not time, so the search is deterministic.
@@ -27,7 +28,10 @@ struct SpeedTable {
   int count;
 };
 
-SpeedTable speeds_for(int cc_min) {
+SpeedTable speeds_for(int cc_min, const ModelledVersion& version) {
+  if (cc_min >= 100 && version.has(NcclChange::kSm100Speeds45And80)) {
+    return {kSpeedsSm100With45, static_cast<int>(std::size(kSpeedsSm100With45))};
+  }
   if (cc_min >= 100) return {kSpeedsSm100, static_cast<int>(std::size(kSpeedsSm100))};
   if (cc_min >= 90) return {kSpeedsSm90, static_cast<int>(std::size(kSpeedsSm90))};
   return {kSpeeds, static_cast<int>(std::size(kSpeeds))};
@@ -99,8 +103,10 @@ GraphSearchResult to_result(const WorkGraph& graph, int gpus, bool fell_back, in
 
 }  // namespace
 
-SearchSystemFacts search_facts(const TopoSystem& system, float max_bw, float total_bw, int64_t cross_nic_param) {
+SearchSystemFacts search_facts(const TopoSystem& system, float max_bw, float total_bw, int64_t cross_nic_param,
+                               const ModelledVersion& version) {
   SearchSystemFacts facts;
+  facts.version = version;
   for (const Node& gpu : system.nodes[kGpu]) {
     facts.gpu_ranks.push_back(gpu.rank);
     facts.gpu_sm.push_back(gpu.sm);
@@ -147,7 +153,7 @@ GraphSearchResult compute_graph(SearchLinks& links, const SearchSystemFacts& fac
   }
 
   WorkGraph tmp = graph;  // the graph being searched
-  const SpeedTable table = speeds_for(cc_min);
+  const SpeedTable table = speeds_for(cc_min, facts.version);
   const float* speeds = table.speeds;
   int pass = 1;
   int speed = 0;
@@ -240,6 +246,12 @@ GraphSearchResult compute_graph(SearchLinks& links, const SearchSystemFacts& fac
     for (int g = 0; g < gpus; ++g) graph.intra[g] = facts.gpu_ranks[g];
     graph.bw_intra = graph.bw_inter = 0.1f;
     graph.type_intra = graph.type_inter = kPathSys;
+    // Since 2.29 the fallback asks for the first GPU's NET, and on a node without one NCCL stops there.
+    if (facts.version.has(NcclChange::kFallbackGraphSelectsNets) && facts.net_count == 0) {
+      GraphSearchResult failed = to_result(graph, gpus, true, steps);
+      failed.error = "Could not find any local path from gpu 0 to net.";
+      return failed;
+    }
     graph.n_channels = 1;
     return to_result(graph, gpus, true, steps);
   }

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "topo/comm_constants.hpp"
+#include "topo/nccl_versions.hpp"
 #include "topo/search_links.hpp"
 #include "topo/topo_types.hpp"
 
@@ -27,6 +28,7 @@ struct GraphSearchResult {
   int same_channels = 0;  // 1: every channel is the same GPU order
   int n_hops = 0;         // NCCL's tie-break: total path hops of the channels found
   bool fell_back = false; // nothing found: NCCL's "simple order" (bw 0.1, SYS/SYS, one channel)
+  std::string error;      // NCCL's WARN where it stops instead (2.29+: a fallback on a node without NETs)
   // channels[c] = the GPUs of channel c in order, as ranks (NCCL graph->intra).
   std::vector<std::vector<int>> channels;
   // Search effort (not printed by NCCL): ncclTopoSearchRecGpu calls over all the searches for this graph, the
@@ -54,9 +56,11 @@ struct SearchSystemFacts {
   float max_bw = 0.0f;         // ncclTopoSearchInit
   float total_bw = 0.0f;
   int64_t cross_nic_param = 2; // NCCL_CROSS_NIC
+  ModelledVersion version;     // speed tables and the fallback graph differ between versions
 };
 
-SearchSystemFacts search_facts(const TopoSystem& system, float max_bw, float total_bw, int64_t cross_nic_param);
+SearchSystemFacts search_facts(const TopoSystem& system, float max_bw, float total_bw, int64_t cross_nic_param,
+                               const ModelledVersion& version);
 
 // ncclTopoCompute for one node (system->inter == 0). Charges and gives back bandwidth on `links`.
 GraphSearchResult compute_graph(SearchLinks& links, const SearchSystemFacts& facts, const GraphRequest& request);

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "topo/env_params.hpp"
+#include "topo/nccl_versions.hpp"
 #include "topo/topo_types.hpp"
 
 namespace linkscope::topo {
@@ -14,14 +15,16 @@ namespace linkscope::topo {
 struct ModelContext {
   // The node set is final once the graph is built (only paths change), so NCCL's lookups by rank and by NET id
   // (the first node that matches) are indexed once.
-  ModelContext(TopoSystem& graph, const NcclParams& nccl_params, std::vector<std::string>* info_lines)
-      : system(graph), params(nccl_params), info(info_lines) {
+  ModelContext(TopoSystem& graph, const NcclParams& nccl_params, const ModelledVersion& nccl_version,
+               std::vector<std::string>* info_lines)
+      : system(graph), params(nccl_params), version(nccl_version), info(info_lines) {
     for (int g = graph.count(kGpu) - 1; g >= 0; --g) gpu_of_rank[graph.nodes[kGpu][g].rank] = g;
     for (int n = graph.count(kNet) - 1; n >= 0; --n) net_of_id[graph.nodes[kNet][n].id] = n;
   }
 
   TopoSystem& system;
   const NcclParams& params;
+  const ModelledVersion& version;
   std::vector<std::string>* info = nullptr;  // nullptr: checks run silently (queries after the build)
   bool p2p_level_resolved = false;
   bool gdr_level_resolved = false;

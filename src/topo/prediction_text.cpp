@@ -21,7 +21,7 @@ std::string render_prediction_table(const CommunicatorModel& comm, const std::ve
   std::string text = fmt::format(
       "NCCL {} default tuner, {} rank{} on one node (NVLS and CollNet off): {} channels; ring {} x {:.1f} GB/s ({}), "
       "tree {} x {:.1f} GB/s ({}, pattern {})\n",
-      kNcclModelVersion, comm.n_ranks, comm.n_ranks == 1 ? "" : "s", setup.coll_channels, comm.ring.n_channels,
+      modelled_version_label(comm.version), comm.n_ranks, comm.n_ranks == 1 ? "" : "s", setup.coll_channels, comm.ring.n_channels,
       comm.ring.bw_intra, path_type_name(comm.ring.type_intra), comm.tree.n_channels, comm.tree.bw_intra,
       path_type_name(comm.tree.type_intra), comm.tree.pattern);
   for (const int func : funcs) {

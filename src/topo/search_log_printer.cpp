@@ -43,6 +43,7 @@ void graph_lines(const TopoSystem& system, const GraphSearchResult& graph, std::
   if (graph.fell_back) {
     out.push_back(fmt::format("Could not find a path for pattern {}, falling back to simple order", graph.pattern));
   }
+  if (!graph.error.empty()) return;  // NCCL stopped before printing the graph
   out.push_back(c_format("Pattern %d, crossNic %d, nChannels %d, bw %f/%f, type %s/%s, sameChannels %d",
                          graph.pattern, graph.cross_nic, graph.n_channels, static_cast<double>(graph.bw_intra),
                          static_cast<double>(graph.bw_inter), path_type_name(graph.type_intra),
@@ -232,6 +233,11 @@ constexpr int kReportOrder[] = {kFuncAllReduce, kFuncAllGather, kFuncReduceScatt
 
 std::vector<std::string> nccl_search_log_lines(const TopologyModel& model, const CommunicatorModel& comm) {
   std::vector<std::string> out;
+  if (comm.search_failed) {
+    graph_lines(model.system, comm.ring, out);
+    out.push_back("NCCL WARN " + comm.ring.error);
+    return out;
+  }
   if (!comm.unavailable.empty()) return out;
   if (comm.cross_nic_read) echo(comm.params.cross_nic, out);
   graph_lines(model.system, comm.ring, out);

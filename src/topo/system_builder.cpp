@@ -67,6 +67,8 @@ enum class LinkPass { kNvlink, kC2c, kPcilink };
 
 class Builder {
  public:
+  explicit Builder(const ModelledVersion& version) : version_(version) {}
+
   BuiltSystem run(const XmlElement& system_element) {
     std::set<uint64_t> host_hashes;
     for (const auto& cpu : system_element.children) {
@@ -218,6 +220,16 @@ class Builder {
         out_.notes.push_back(fmt::format("line {}: a <net> without dev is skipped, as NCCL does", net.line));
         continue;
       }
+      // Since 2.29 a <net> is a network device unless net="0" (a GIN-only device); gin="1" adds a GIN node, which
+      // linkscope does not model.
+      if (version_.has(NcclChange::kNetAttribute)) {
+        if (optional_int(net, "gin", 0, true) != 0) {
+          out_.notes.push_back(fmt::format("line {}: <net gin=\"1\"> makes NCCL {} add a GIN node, which linkscope "
+                                           "does not model (its paths are left out)",
+                                           net.line, version_.modelled.text()));
+        }
+        if (optional_int(net, "net", 1, true) == 0) continue;
+      }
       add_net(net, nic_node);
     }
   }
@@ -357,12 +369,15 @@ class Builder {
     }
   }
 
+  const ModelledVersion& version_;
   BuiltSystem out_;
   std::set<std::string> rankless_gpus_;
 };
 
 }  // namespace
 
-BuiltSystem build_system(const XmlElement& system_element) { return Builder().run(system_element); }
+BuiltSystem build_system(const XmlElement& system_element, const ModelledVersion& version) {
+  return Builder(version).run(system_element);
+}
 
 }  // namespace linkscope::topo

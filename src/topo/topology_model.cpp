@@ -74,7 +74,7 @@ void add_environment_notes(TopologyModel& model) {
 
 void record_decisions(TopologyModel& model) {
   // Queries after the build are silent: NCCL's own log shows only the phase-5 checks.
-  ModelContext context(model.system, model.params, nullptr);
+  ModelContext context(model.system, model.params, model.version, nullptr);
   context.p2p_level_resolved = true;
   context.gdr_level_resolved = true;
   const TopoSystem& system = model.system;
@@ -110,14 +110,15 @@ void compute_model(TopologyModel& model, const std::string& xml_text, const Envi
   model.info_lines.push_back("Loading topology file " + model.source_name);
   model.info_lines.insert(model.info_lines.end(), doc.info_lines.begin(), doc.info_lines.end());
   model.notes = std::move(doc.notes);
+  if (model.version.outside_supported) model.notes.insert(model.notes.begin(), model.version.note);
   if (const auto refusal = nccl_parser_refusal(xml_text)) {
     model.notes.insert(model.notes.begin(),
-                       fmt::format("NCCL 2.28.9 would refuse this file: line {}: {} (NCCL: {}); linkscope models it "
+                       fmt::format("NCCL {} would refuse this file: line {}: {} (NCCL: {}); linkscope models it "
                                    "anyway",
-                                   refusal->line, refusal->explanation, refusal->nccl_message));
+                                   model.version.modelled.text(), refusal->line, refusal->explanation, refusal->nccl_message));
   }
 
-  BuiltSystem built = build_system(doc.system);
+  BuiltSystem built = build_system(doc.system, model.version);
   model.system = std::move(built.system);
   model.info_lines.insert(model.info_lines.end(), built.info_lines.begin(), built.info_lines.end());
   model.notes.insert(model.notes.end(), built.notes.begin(), built.notes.end());
@@ -127,7 +128,7 @@ void compute_model(TopologyModel& model, const std::string& xml_text, const Envi
   model.params = resolve_nccl_params(env);
   add_environment_notes(model);
   model.p2p_level = model.params.p2p_level.value_or(default_p2p_level(model.system));
-  model.gdr_level = model.params.gdr_level.value_or(kPathPxb);
+  model.gdr_level = model.params.gdr_level.value_or(default_gdr_level(model.params, model.version));
 
   TopoSystem& system = model.system;
   compute_bfs_paths(system, model.params.nvb_disable != 0);
@@ -136,7 +137,7 @@ void compute_model(TopologyModel& model, const std::string& xml_text, const Envi
     for (int h = 0; h < system.count(kGpu); ++h) row.push_back(path_between(system, {kGpu, g}, {kGpu, h}));
     model.gpu_paths_before_rewrites.push_back(std::move(row));
   }
-  ModelContext context(system, model.params, &model.info_lines);
+  ModelContext context(system, model.params, model.version, &model.info_lines);
   divert_non_p2p_pairs(context);
   relabel_c2c_paths(context);
   apply_pxn_and_gdr(context);
@@ -159,9 +160,10 @@ std::vector<int> TopologyModel::gpus_by_rank() const {
 }
 
 TopologyModel load_topology_string(const std::string& xml_text, const std::string& source_name,
-                                   const Environment& env) {
+                                   const Environment& env, const ModelledVersion& version) {
   TopologyModel model;
   model.source_name = source_name;
+  model.version = version;
   try {
     compute_model(model, xml_text, env);
   } catch (const ModelError& error) {
@@ -170,8 +172,8 @@ TopologyModel load_topology_string(const std::string& xml_text, const std::strin
   return model;
 }
 
-TopologyModel load_topology_file(const std::string& path, const Environment& env) {
-  return load_topology_string(read_input_file(path, kMaxTopologyBytes, "topology XML"), path, env);
+TopologyModel load_topology_file(const std::string& path, const Environment& env, const ModelledVersion& version) {
+  return load_topology_string(read_input_file(path, kMaxTopologyBytes, "topology XML"), path, env, version);
 }
 
 }  // namespace linkscope::topo

@@ -1,8 +1,10 @@
 #pragma once
-// NCCL 2.28.9's topology model of one XML file: the graph it builds, its final paths, its P2P and GDR decisions
-// and what it prints. Pure functions: the environment comes in as a parameter; nothing is printed.
+// NCCL's topology model of one XML file, for one NCCL version (topo/nccl_versions.hpp): the graph it builds, its
+// final paths, its P2P and GDR decisions and what it prints. Pure functions: the environment and the version come in
+// as parameters; nothing is printed.
 //
-//   auto model = linkscope::topo::load_topology_file("topo.xml", linkscope::Environment::from_process());
+//   auto model = linkscope::topo::load_topology_file("topo.xml", linkscope::Environment::from_process(),
+//                                                    linkscope::topo::model_version_for({2, 29, 7}));
 //   std::cout << linkscope::topo::render_nccl_log(model);
 #include <map>
 #include <string>
@@ -13,12 +15,11 @@
 #include "model/topology_view.hpp"
 #include "topo/env_params.hpp"
 #include "topo/gdr_policy.hpp"
+#include "topo/nccl_versions.hpp"
 #include "topo/p2p_policy.hpp"
 #include "topo/topo_types.hpp"
 
 namespace linkscope::topo {
-
-inline constexpr const char* kNcclModelVersion = "2.28.9";
 
 // NCCL's P2P decision for one ordered GPU pair (by rank, as NCCL's ncclTopoCheckP2p is asked).
 struct P2pDecision {
@@ -42,6 +43,7 @@ struct GdrDecision {
 
 struct TopologyModel {
   std::string source_name;
+  ModelledVersion version;                             // the NCCL asked for and the one whose rules were applied
   TopoSystem system;                                   // graph and final paths
   std::vector<std::vector<Path>> gpu_paths_before_rewrites;  // [g][h] as the BFS left them (before phase 3)
   float max_bw = 0.0f;
@@ -60,7 +62,7 @@ struct TopologyModel {
   std::vector<int> gpus_by_rank() const;
 };
 
-// A well-formed topology that NCCL 2.28.9 itself would stop on while building its graph (a GPU whose peers list
+// A well-formed topology that NCCL itself would stop on while building its graph (a GPU whose peers list
 // NVLinks to it but which lists none back, too many nodes of a type, ...): still an InputError for the commands
 // that need a model (exit 2), but `doctor --xml` turns it into a report that says NCCL will fail and why.
 class TopologyRefused : public InputError {
@@ -74,11 +76,11 @@ class TopologyRefused : public InputError {
 
 // Both throw InputError "FILE:LINE: what" for unreadable or malformed input, TopologyRefused for a file NCCL would
 // refuse.
-TopologyModel load_topology_file(const std::string& path, const Environment& env);
+TopologyModel load_topology_file(const std::string& path, const Environment& env, const ModelledVersion& version);
 TopologyModel load_topology_string(const std::string& xml_text, const std::string& source_name,
-                                   const Environment& env);
+                                   const Environment& env, const ModelledVersion& version);
 
-// What NCCL 2.28.9 prints at NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=GRAPH (without the "host:pid:tid [d] NCCL INFO "
+// What NCCL prints at NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=GRAPH (without the "host:pid:tid [d] NCCL INFO "
 // prefix): loading/KV/env/GDR lines, the system block, the path lines; then linkscope's P2P and GDR lines.
 std::string render_nccl_log(const TopologyModel& model);
 // Human view: nvidia-smi-style matrix, NCCL path per pair, P2P and GDR decisions, legend.

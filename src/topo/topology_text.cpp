@@ -18,7 +18,7 @@ std::string summary_line(const TopologyModel& model) {
   for (int n = 0; n < system.count(kNet); ++n) {
     if (system.index_of(kNet, system.nodes[kNet][n].id) == n) ++nets;
   }
-  return fmt::format("NCCL {} topology model of {}: {} GPU{}, {} NIC{}, {} CPU node{}{}\n", kNcclModelVersion,
+  return fmt::format("NCCL {} topology model of {}: {} GPU{}, {} NIC{}, {} CPU node{}{}\n", modelled_version_label(model.version),
                      model.source_name, system.count(kGpu), system.count(kGpu) == 1 ? "" : "s", nets,
                      nets == 1 ? "" : "s", system.count(kCpu), system.count(kCpu) == 1 ? "" : "s",
                      system.count(kNvs) > 0 ? ", NVSwitch" : "");

@@ -158,7 +158,10 @@ model::TopologyView topology_view(const TopologyModel& model) {
   const TopoSystem& system = model.system;
   model::TopologyView out;
   out.present = true;
-  out.nccl_version = kNcclModelVersion;
+  out.nccl_version = model.version.requested.text();
+  out.nccl_version_modelled = model.version.modelled.text();
+  out.nccl_version_from = model.version.requested_from;
+  out.nccl_version_note = model.version.note;
   out.source = valid_utf8(model.source_name);
   out.partial = model.partial;
   for (const auto& note : model.notes) out.notes.push_back(valid_utf8(note));

@@ -40,6 +40,8 @@ inline constexpr double kLlMaxBws[kGenerationCount][kScaleCount] = {
     {39.0, 39.0, 20.4}, {87.7, 22.5, 19.0}, {141.0, 45.0, 35.0}, {2 * 141.0, 2 * 45.0, 2 * 35.0}};
 inline constexpr double kPerChMaxRingLl128Bws[kGenerationCount][kScaleCount] = {
     {20.0, 20.0, 20.0}, {20.0, 20.0, 20.0}, {36.7, 36.7, 36.7}, {2 * 36.7, 34.6, 2 * 36.7}};
+// Since 2.29.7 Blackwell's ring LL128 limit is 40.0 at every scale.
+inline constexpr double kPerChMaxRingLl128BwBlackwell2_29_7 = 40.0;
 inline constexpr double kPerChMaxTreeLl128Bws[kGenerationCount][kScaleCount] = {
     {20.0, 20.0, 20.0}, {20.0, 20.0, 20.0}, {36.7, 36.7, 29.0}, {55.6, 31.67, 20.0}};
 inline constexpr double kPerChMaxTreeBws[kGenerationCount][kScaleCount] = {

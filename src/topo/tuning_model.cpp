@@ -81,7 +81,9 @@ void compute_tables(const TuningInputs& in, const CommParams& params, TuningMode
   const int ll_index = n_nodes == 1 ? cc : (in.cpu_vendor == kVendorAmd ? 1 : 0);
   const double ll_max_bw = kLlMaxBws[ll_index][scale];
   const double per_ch_max_tree_bw = kPerChMaxTreeBws[cc][scale];
-  const double per_ch_max_ring_ll128_bw = kPerChMaxRingLl128Bws[cc][scale];
+  const double per_ch_max_ring_ll128_bw = cc == kBlackwell && in.version.has(NcclChange::kBlackwellRingLl128Bw40)
+                                              ? kPerChMaxRingLl128BwBlackwell2_29_7
+                                              : kPerChMaxRingLl128Bws[cc][scale];
   const double per_ch_max_tree_ll128_bw = kPerChMaxTreeLl128Bws[cc][scale];
   double hw_latencies[kHwCount][kAlgoCount][kProtoCount];
   std::copy(&kHwLatencies[0][0][0], &kHwLatencies[0][0][0] + kHwCount * kAlgoCount * kProtoCount,

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "topo/nccl_versions.hpp"
 #include "topo/comm_constants.hpp"
 #include "topo/comm_params.hpp"
 #include "topo/topo_types.hpp"
@@ -43,6 +44,7 @@ struct TuningInputs {
   int max_tree_pattern = 0;
   // NCCL's graphs[] per algorithm: tree, ring, collnet direct, collnet chain, nvls, nvls, tree (PAT).
   std::array<TuningGraph, kAlgoCount> graphs{};
+  ModelledVersion version;  // per-channel limits differ between versions
 };
 
 struct TuningModel {

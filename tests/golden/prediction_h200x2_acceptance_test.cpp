@@ -15,6 +15,7 @@
 #include "topo/communicator_model.hpp"
 #include "topo/prediction_view.hpp"
 #include "topo/topology_model.hpp"
+#include "support/model_versions.hpp"
 
 namespace linkscope {
 namespace {
@@ -22,7 +23,7 @@ namespace {
 constexpr std::uint64_t kMiB = 1024ull * 1024ull;
 
 const topo::TopologyModel& h200x2() {
-  static const auto model = topo::load_topology_file(test::fixture("h200x2/nccl-topo-dump.xml"), Environment{});
+  static const auto model = topo::load_topology_file(test::fixture("h200x2/nccl-topo-dump.xml"), Environment{}, test::nccl_2_28_9());
   return model;
 }
 

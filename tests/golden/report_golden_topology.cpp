@@ -3,6 +3,7 @@
 #include "core/environment.hpp"
 #include "support/run_command.hpp"
 #include "topo/topology_model.hpp"
+#include "support/model_versions.hpp"
 
 namespace linkscope::test {
 
@@ -16,7 +17,7 @@ model::Run diagnosed_topology_file(const std::string& relative_xml) {
   const Environment env = Environment::from_map({});
   run.environment.variables = env.relevant();
   // Loaded under its repository-relative name so the golden output does not depend on where the clone lives.
-  run.topology = topo::topology_view(topo::load_topology_string(read_text(fixture(relative_xml)), relative_xml, env));
+  run.topology = topo::topology_view(topo::load_topology_string(read_text(fixture(relative_xml)), relative_xml, env, test::nccl_2_28_9()));
   diagnose::diagnose_into(run, true);
   return run;
 }

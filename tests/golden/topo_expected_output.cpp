@@ -1,10 +1,12 @@
 #include "topo_expected_output.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cctype>
 #include <filesystem>
 #include <regex>
 #include <sstream>
+#include <stdexcept>
 
 #include "support/run_command.hpp"
 
@@ -77,8 +79,31 @@ ExpectedOutput parse_expected_output(const std::string& text) {
   return out;
 }
 
+std::vector<std::string> golden_nccl_versions() {
+  namespace fs = std::filesystem;
+  static const std::regex kFolder(R"(expected-nccl-(\d+)\.(\d+)\.(\d+))");
+  std::vector<std::array<int, 3>> found;
+  for (const auto& entry : fs::directory_iterator(fixture("topo"))) {
+    std::smatch m;
+    const std::string name = entry.path().filename().string();
+    if (entry.is_directory() && std::regex_match(name, m, kFolder)) {
+      found.push_back({std::stoi(m[1]), std::stoi(m[2]), std::stoi(m[3])});
+    }
+  }
+  std::sort(found.begin(), found.end());
+  std::vector<std::string> versions;
+  for (const auto& v : found) versions.push_back(std::to_string(v[0]) + "." + std::to_string(v[1]) + "." + std::to_string(v[2]));
+  return versions;
+}
+
 std::vector<TopoGoldenCase> discover_topo_golden_cases() {
-  return discover_golden_cases("expected-nccl-2.28.9", {"topo", "topo-variants"});
+  std::vector<TopoGoldenCase> cases;
+  for (const std::string& version : golden_nccl_versions()) {
+    for (auto& golden : discover_golden_cases("expected-nccl-" + version, {"topo", "topo-variants"})) {
+      cases.push_back(std::move(golden));
+    }
+  }
+  return cases;
 }
 
 std::vector<TopoGoldenCase> discover_golden_cases(const std::string& expected_name,
@@ -92,6 +117,8 @@ std::vector<TopoGoldenCase> discover_golden_cases(const std::string& expected_na
       if (entry.path().extension() != ".txt") continue;
       TopoGoldenCase golden;
       golden.name = entry.path().stem().string();
+      golden.nccl_version = expected_name.substr(std::string("expected-nccl-").size());
+      golden.nccl_version = golden.nccl_version.substr(0, golden.nccl_version.find("-search"));
       golden.expected_path = entry.path().string();
       std::string base = golden.name;
       const auto split = base.find("__");
@@ -128,9 +155,17 @@ std::vector<TopoGoldenCase> discover_golden_cases(const std::string& expected_na
   return cases;
 }
 
+topo::ModelledVersion golden_model_version(const TopoGoldenCase& golden) {
+  const auto version = topo::parse_nccl_version(golden.nccl_version);
+  if (!version) throw std::runtime_error("expected-output folder of no NCCL version: " + golden.expected_path);
+  return topo::model_version_for(*version, "the expected output's folder");
+}
+
 std::string golden_case_name(const TopoGoldenCase& golden) {
   std::string name;
-  for (const char c : golden.name) name += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
+  for (const char c : "v" + golden.nccl_version + "_" + golden.name) {
+    name += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
+  }
   return name;
 }
 

@@ -1,8 +1,10 @@
 #pragma once
-// Reads the expected-output files of tests/fixtures/topo*/expected-nccl-2.28.9/: NCCL INFO lines (prefix
+// Reads the expected-output files of tests/fixtures/topo*/expected-nccl-X.Y.Z/: NCCL INFO lines (prefix
 // stripped) split into the part before the system block, the system block and the path lines, plus the
 // harness's P2P and GDR decision lines. Shared by the topology golden tests.
 #include <map>
+
+#include "topo/nccl_versions.hpp"
 #include <string>
 #include <vector>
 
@@ -44,6 +46,7 @@ struct TopoGoldenCase {
   std::string xml_name;       // base name as NCCL printed it in "Loading topology file"
   std::string expected_path;
   std::map<std::string, std::string> env;  // from "__NCCL_X-V" parts of the name
+  std::string nccl_version;                // the release that printed it, from the folder name ("2.29.7")
 };
 
 ExpectedOutput parse_expected_output(const std::string& text);
@@ -53,14 +56,18 @@ std::string strip_prefix(const std::string& line);
 bool is_path_line(const std::string& line);
 // Each line followed by '\n' (for comparisons that print whole blocks on failure).
 std::string joined_lines(const std::vector<std::string>& lines);
-// Every *.txt in tests/fixtures/{topo,topo-variants}/expected-nccl-2.28.9/, sorted by name. The XML is
-// looked up beside the expected directory, then in tests/fixtures/topo/.
+// The releases with expected output: every X.Y.Z of a tests/fixtures/topo/expected-nccl-X.Y.Z/ folder, oldest first.
+std::vector<std::string> golden_nccl_versions();
+// Every *.txt in tests/fixtures/{topo,topo-variants}/expected-nccl-X.Y.Z/ of every golden release, sorted by release
+// and name. The XML is looked up beside the expected directory, then in tests/fixtures/topo/.
 std::vector<TopoGoldenCase> discover_topo_golden_cases();
 // The same for tests/fixtures/DIR/`expected_name`/ for each DIR in `dirs`; a name "D-REST" whose XML is not found
 // there means tests/fixtures/D/REST.xml (h200x2-nccl-topo-dump: h200x2/nccl-topo-dump.xml).
 std::vector<TopoGoldenCase> discover_golden_cases(const std::string& expected_name,
                                                   const std::vector<std::string>& dirs);
-// A GoogleTest parameter name for a case: its file stem with every non-alphanumeric character as '_'.
+// The model of the release that printed the file (outside_supported: not modelled exactly yet, the test skips).
+topo::ModelledVersion golden_model_version(const TopoGoldenCase& golden);
+// A GoogleTest parameter name for a case: "v2_29_7_" and its file stem, every non-alphanumeric character as '_'.
 std::string golden_case_name(const TopoGoldenCase& golden);
 
 }  // namespace linkscope::test

@@ -9,6 +9,7 @@
 #include "support/run_command.hpp"
 #include "topo/nccl_log_printer.hpp"
 #include "topo/topology_model.hpp"
+#include "support/model_versions.hpp"
 
 namespace linkscope {
 namespace {
@@ -34,7 +35,7 @@ std::vector<std::string> log_block_of_rank0(const std::string& log) {
 
 TEST(TopoH200x2Log, IdenticalToNccl2283ExceptTheTrimmedNetNodes) {
   const auto model = topo::load_topology_string(test::read_text(test::fixture("h200x2/nccl-topo-dump.xml")),
-                                                "nccl-topo-dump.xml", Environment::from_map({}));
+                                                "nccl-topo-dump.xml", Environment::from_map({}), test::nccl_2_28_9());
   std::vector<std::string> ours = topo::nccl_system_block_lines(model);
   for (const auto& line : topo::nccl_path_lines(model)) ours.push_back(line);
 

@@ -1,8 +1,9 @@
-// Acceptance: for every expected-output file (NCCL 2.28.9's own output, or one derived from the spec for the
-// variants), linkscope's model prints the same lines before the system block (loading, KV, env echo, phase-5
+// Acceptance: for every expected-output file (the named NCCL release's own output, or one derived from the spec for
+// the 2.28.9 variants), linkscope's model prints the same lines before the system block (loading, KV, env echo, phase-5
 // GDR lines), the same system block and path lines byte for byte, and takes the same P2P and GDR decisions.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cctype>
 #include <map>
 
@@ -26,8 +27,10 @@ TEST_P(TopoNcclGolden, MatchesNcclOutput) {
   const auto expected = test::parse_expected_output(test::read_text(golden.expected_path));
   ASSERT_FALSE(expected.system_block.empty()) << golden.expected_path << " has no system block";
 
+  const topo::ModelledVersion version = test::golden_model_version(golden);
+  if (version.outside_supported) GTEST_SKIP() << version.note;
   const auto env = Environment::from_map({golden.env.begin(), golden.env.end()});
-  const auto model = topo::load_topology_string(test::read_text(golden.xml_path), golden.xml_name, env);
+  const auto model = topo::load_topology_string(test::read_text(golden.xml_path), golden.xml_name, env, version);
 
   EXPECT_EQ(test::joined_lines(model.info_lines), test::joined_lines(expected.before_block));
   EXPECT_EQ(test::joined_lines(topo::nccl_system_block_lines(model)),
@@ -90,6 +93,10 @@ TEST(TopoNcclGoldenDiscovery, FindsThePublicFixturesAndVariants) {
     if (golden.expected_path.find("/topo/expected-nccl-2.28.9/") != std::string::npos) ++public_cases;
   }
   EXPECT_GE(public_cases, 6);
+  for (const std::string version : {"2.28.9", "2.29.7", "2.30.3", "2.30.7"}) {
+    const auto count = std::count_if(cases.begin(), cases.end(), [&](const auto& c) { return c.nccl_version == version; });
+    EXPECT_GE(count, 6) << "expected output of NCCL " << version;
+  }
   EXPECT_GT(cases.size(), static_cast<std::size_t>(public_cases)) << "no topo-variants expected files found";
 }
 

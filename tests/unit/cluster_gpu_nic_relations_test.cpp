@@ -6,6 +6,7 @@
 #include "discover/live_model_check.hpp"
 #include "discover/xml_synthesis.hpp"
 #include "discover_fake_sysfs.hpp"
+#include "support/model_versions.hpp"
 
 namespace linkscope::discover {
 namespace {
@@ -68,7 +69,7 @@ TEST_F(ClusterGpuNics, RelationsAsNvidiaSmiNamesThemClosestFirst) {
 
 TEST_F(ClusterGpuNics, GpuNicsCarryNcclsGpuDirectDecision) {
   const SynthesizedTopology topology = synthesize_topology_xml(facts_, env_);
-  const ModelSummary model = model_topology_xml(topology.xml, "synthesized", env_);
+  const ModelSummary model = model_topology_xml(topology.xml, "synthesized", env_, test::nccl_2_28_9());
   const std::vector<model::GpuNics> gpus = gpu_nics(facts_, topology.nets, &model.view);
   ASSERT_EQ(gpus.size(), 3u);
   EXPECT_EQ(gpus[0].cuda_ordinal, 0);

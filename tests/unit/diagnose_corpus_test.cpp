@@ -20,6 +20,7 @@
 #include "model/prediction.hpp"
 #include "topo/prediction_view.hpp"
 #include "topo/topology_model.hpp"
+#include "support/model_versions.hpp"
 
 namespace linkscope::diagnose {
 namespace {
@@ -68,7 +69,7 @@ model::Run topology_run(const std::string& spec) {
   model::Run run;
   run.environment.variables = environment.relevant();
   try {
-    run.topology = topo::topology_view(topo::load_topology_file(kTests + path, environment));
+    run.topology = topo::topology_view(topo::load_topology_file(kTests + path, environment, test::nccl_2_28_9()));
   } catch (const topo::TopologyRefused& refused) {
     run.topology.present = true;
     run.topology.source = path;
@@ -85,7 +86,7 @@ model::Run case_run(const Case& c) {
   const std::string prediction_from = document.value("prediction_from", "");
   if (document.contains("patch")) document = read_json(document["base"].get<std::string>()).patch(document["patch"]);
   if (!prediction_from.empty()) {
-    const auto topology = topo::load_topology_file(kTests + prediction_from, Environment{});
+    const auto topology = topo::load_topology_file(kTests + prediction_from, Environment{}, test::nccl_2_28_9());
     model::put_prediction(document["model"], topo::predict_topology(topology, Environment{}));
   }
   return model::run_from_json(document, c.input);

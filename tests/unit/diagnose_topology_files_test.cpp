@@ -10,6 +10,7 @@
 #include "diagnose/diagnose.hpp"
 #include "support/run_command.hpp"
 #include "topo/topology_model.hpp"
+#include "support/model_versions.hpp"
 
 namespace linkscope::diagnose {
 namespace {
@@ -18,7 +19,7 @@ model::Run model_run(const std::string& xml, std::map<std::string, std::string> 
   const Environment environment = Environment::from_map(env);
   model::Run run;
   run.environment.variables = environment.relevant();
-  run.topology = topo::topology_view(topo::load_topology_file(test::fixture(xml), environment));
+  run.topology = topo::topology_view(topo::load_topology_file(test::fixture(xml), environment, test::nccl_2_28_9()));
   diagnose_into(run, true);
   return run;
 }

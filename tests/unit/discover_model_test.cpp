@@ -10,6 +10,7 @@
 #include "discover_snapshot.hpp"
 #include "topo/nccl_log_printer.hpp"
 #include "topo/topology_model.hpp"
+#include "support/model_versions.hpp"
 
 namespace linkscope::discover {
 namespace {
@@ -22,8 +23,8 @@ TEST(DiscoverModel, SynthesizedH200x2XmlGivesTheDumpsPathLines) {
   const SystemFacts facts =
       assemble_system_facts(read_host_facts(SysfsRoot(snapshot.root())), nvml, test::h200x2_cuda_snapshot(nvml, {0, 1}), env);
   const SynthesizedTopology synthesized = synthesize_topology_xml(facts, env);
-  const auto ours = topo::nccl_path_lines(topo::load_topology_string(synthesized.xml, "synthesized", env));
-  const auto dump = topo::nccl_path_lines(topo::load_topology_file(test::fixture("h200x2/nccl-topo-dump.xml"), env));
+  const auto ours = topo::nccl_path_lines(topo::load_topology_string(synthesized.xml, "synthesized", env, test::nccl_2_28_9()));
+  const auto dump = topo::nccl_path_lines(topo::load_topology_file(test::fixture("h200x2/nccl-topo-dump.xml"), env, test::nccl_2_28_9()));
   EXPECT_EQ(ours, dump);
   ASSERT_EQ(ours.size(), 3u);  // two GPUs and the socket NIC's NET (2.28.9 keeps it)
   EXPECT_EQ(ours[0], "GPU/0-60 :GPU/0-60 (0/5000.0/LOC) GPU/0-70 (2/370.8/NVL) NVS/0-0 (1/370.8/NVL) "
@@ -42,7 +43,7 @@ TEST(DiscoverModel, HiddenGpuChangesTheModelToOneRank) {
   const NvmlSnapshot nvml = test::h200x2_nvml_snapshot();
   const SystemFacts facts =
       assemble_system_facts(read_host_facts(SysfsRoot(snapshot.root())), nvml, test::h200x2_cuda_snapshot(nvml, {1}), env);
-  const auto model = topo::load_topology_string(synthesize_topology_xml(facts, env).xml, "synthesized", env);
+  const auto model = topo::load_topology_string(synthesize_topology_xml(facts, env).xml, "synthesized", env, test::nccl_2_28_9());
   const auto lines = topo::nccl_path_lines(model);
   ASSERT_FALSE(lines.empty());
   EXPECT_EQ(lines[0].rfind("GPU/0-70 :GPU/0-70 (0/5000.0/LOC) NVS/0-0 (1/370.8/NVL)", 0), 0u) << lines[0];
@@ -65,7 +66,7 @@ TEST(DiscoverModel, LiveCheckAgainstNcclsOwnDumpAndLog) {
   live.nccl->dump_xml = test::read_text(test::fixture("h200x2/nccl-topo-dump.xml"));
   live.nccl->log = test::read_text(test::fixture("h200x2/nccl-2.28.3-info.log"));
 
-  const LiveModelCheck check = check_live_model(live, env);
+  const LiveModelCheck check = check_live_model(live, env, test::nccl_2_28_9());
   ASSERT_TRUE(check.ours.has_value()) << check.reason;
   ASSERT_TRUE(check.versus_nccl_dump.has_value());
   EXPECT_TRUE(check.versus_nccl_dump->identical());
@@ -111,7 +112,7 @@ TEST(DiscoverModel, ADifferentNcclDumpIsReportedNotHidden) {
   std::string dump = test::read_text(test::fixture("h200x2/nccl-topo-dump.xml"));
   dump.replace(dump.find("count=\"18\""), 10, "count=\"16\"");
   live.nccl->dump_xml = dump;
-  const LiveModelCheck check = check_live_model(live, env);
+  const LiveModelCheck check = check_live_model(live, env, test::nccl_2_28_9());
   ASSERT_TRUE(check.versus_nccl_dump.has_value());
   EXPECT_FALSE(check.versus_nccl_dump->equivalent());
   EXPECT_FALSE(check.versus_nccl_log.has_value());  // no log lines given

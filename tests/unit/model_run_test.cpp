@@ -19,6 +19,7 @@
 #include "support/run_command.hpp"
 #include "support/temp_dir.hpp"
 #include "topo/topology_model.hpp"
+#include "support/model_versions.hpp"
 
 namespace linkscope::model {
 namespace {
@@ -97,7 +98,7 @@ TEST(ModelRun, EverySectionRoundTripsFromEngineValues) {
   run.system = discover::system_model(facts);
   ASSERT_FALSE(run.system.visibility.hidden.empty());
   run.topology = topo::topology_view(
-      topo::load_topology_string(test::read_text(test::fixture("h200x2/nccl-topo-dump.xml")), "dump.xml", env));
+      topo::load_topology_string(test::read_text(test::fixture("h200x2/nccl-topo-dump.xml")), "dump.xml", env, test::nccl_2_28_9()));
   RuntimeRun log_run;
   log_run.context = "coll all_reduce";
   log_run.env = {{"NCCL_NVLS_ENABLE", "0"}};

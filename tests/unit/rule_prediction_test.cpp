@@ -10,6 +10,7 @@
 #include "support/run_command.hpp"
 #include "topo/prediction_view.hpp"
 #include "topo/topology_model.hpp"
+#include "support/model_versions.hpp"
 
 namespace linkscope::diagnose {
 namespace {
@@ -18,7 +19,7 @@ using test::kMiB;
 
 test::RunJson predicted_run() {
   test::RunJson run = test::nvswitch_run(2);
-  const auto model = topo::load_topology_file(test::fixture("h200x2/nccl-topo-dump.xml"), Environment{});
+  const auto model = topo::load_topology_file(test::fixture("h200x2/nccl-topo-dump.xml"), Environment{}, test::nccl_2_28_9());
   model::put_prediction(run.model, topo::predict_topology(model, Environment{}));
   return run;
 }

@@ -6,12 +6,13 @@
 #include "topo/nccl_log_printer.hpp"
 #include "topo/smi_matrix.hpp"
 #include "topo/topology_model.hpp"
+#include "support/model_versions.hpp"
 
 namespace linkscope::topo {
 namespace {
 
 nlohmann::json model_json_of(const std::string& fixture) {
-  const auto model = load_topology_string(test::read_text(test::fixture(fixture)), fixture, Environment::from_map({}));
+  const auto model = load_topology_string(test::read_text(test::fixture(fixture)), fixture, Environment::from_map({}), test::nccl_2_28_9());
   return model::to_json(topology_view(model));
 }
 
@@ -52,7 +53,7 @@ TEST(TopoDiagnosisVariants, GpuAtALowerPcieGenerationThanItsSiblings) {
 
 TEST(TopoDiagnosisVariants, GpuWithoutNvlinks) {
   const auto model = load_topology_string(test::read_text(test::fixture("topo-variants/hgx-h200-gpu5-no-nvlink.xml")),
-                                          "v.xml", Environment::from_map({}));
+                                          "v.xml", Environment::from_map({}), test::nccl_2_28_9());
   const auto json = model::to_json(topology_view(model));
   EXPECT_EQ(node(json, "GPU/0-ab000")["nvlink_count"], 0);
   EXPECT_EQ(node(json, "GPU/0-a3000")["nvlink_count"], 18);
@@ -76,7 +77,7 @@ TEST(TopoDiagnosisVariants, GpuWithoutNvlinks) {
 
 TEST(TopoDiagnosisVariants, GpuWithFewerNvlinksThanItsPeers) {
   const auto model = load_topology_string(
-      test::read_text(test::fixture("topo-variants/hgx-h200-gpu2-17-nvlinks.xml")), "v.xml", Environment::from_map({}));
+      test::read_text(test::fixture("topo-variants/hgx-h200-gpu2-17-nvlinks.xml")), "v.xml", Environment::from_map({}), test::nccl_2_28_9());
   const auto json = model::to_json(topology_view(model));
   const auto& gpu2 = node(json, "GPU/0-93000");
   EXPECT_EQ(gpu2["nvlink_count"], 17);

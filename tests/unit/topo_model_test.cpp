@@ -15,16 +15,17 @@
 #include "topo/path_rewrites.hpp"
 #include "topo/path_search.hpp"
 #include "topo/topology_model.hpp"
+#include "support/model_versions.hpp"
 
 namespace linkscope::topo {
 namespace {
 
 TopologyModel load_fixture(const std::string& name, std::map<std::string, std::string> env = {}) {
-  return load_topology_string(test::read_text(test::fixture(name)), name, Environment::from_map(std::move(env)));
+  return load_topology_string(test::read_text(test::fixture(name)), name, Environment::from_map(std::move(env)), test::nccl_2_28_9());
 }
 
 TopologyModel load_text(const std::string& text, std::map<std::string, std::string> env = {}) {
-  return load_topology_string(text, "t.xml", Environment::from_map(std::move(env)));
+  return load_topology_string(text, "t.xml", Environment::from_map(std::move(env)), test::nccl_2_28_9());
 }
 
 std::string error_of(const std::string& text) {

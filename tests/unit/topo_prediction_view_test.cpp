@@ -6,12 +6,13 @@
 #include "topo/communicator_model.hpp"
 #include "topo/prediction_view.hpp"
 #include "topo/topology_model.hpp"
+#include "support/model_versions.hpp"
 
 namespace linkscope::topo {
 namespace {
 
 model::Prediction h200x2_prediction(Environment env = Environment{}) {
-  const auto model = load_topology_file(test::fixture("h200x2/nccl-topo-dump.xml"), env);
+  const auto model = load_topology_file(test::fixture("h200x2/nccl-topo-dump.xml"), env, test::nccl_2_28_9());
   return predict_topology(model, env);
 }
 
@@ -74,7 +75,7 @@ TEST(TopoPredictionView, EnvironmentChangesTheChoice) {
 
 TEST(TopoPredictionView, RunDocumentRoundTrip) {
   model::Run run = model::make_run("topo", {"linkscope", "topo"});
-  const auto topology = load_topology_file(test::fixture("h200x2/nccl-topo-dump.xml"), Environment{});
+  const auto topology = load_topology_file(test::fixture("h200x2/nccl-topo-dump.xml"), Environment{}, test::nccl_2_28_9());
   run.topology = topology_view(topology);
   run.topology.prediction = predict_topology(topology, Environment{});
   const nlohmann::json document = model::to_json(run);
@@ -93,7 +94,7 @@ TEST(TopoPredictionView, RunDocumentRoundTrip) {
 
 TEST(TopoPredictionView, ReaderToleratesOlderAndRefusesDamagedDocuments) {
   model::Run run = model::make_run("topo", {"linkscope", "topo"});
-  const auto topology = load_topology_file(test::fixture("h200x2/nccl-topo-dump.xml"), Environment{});
+  const auto topology = load_topology_file(test::fixture("h200x2/nccl-topo-dump.xml"), Environment{}, test::nccl_2_28_9());
   run.topology = topology_view(topology);
   run.topology.prediction = predict_topology(topology, Environment{});
   nlohmann::json document = model::to_json(run);

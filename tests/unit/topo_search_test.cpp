@@ -9,6 +9,7 @@
 #include "topo/communicator_model.hpp"
 #include "topo/search_log_printer.hpp"
 #include "topo/topology_model.hpp"
+#include "support/model_versions.hpp"
 
 namespace linkscope::topo {
 namespace {
@@ -38,7 +39,7 @@ struct Modelled {
 
 Modelled model_of(const std::string& xml, std::map<std::string, std::string> variables = {}) {
   const auto env = Environment::from_map(std::move(variables));
-  Modelled m{load_topology_string(xml, "test.xml", env), {}};
+  Modelled m{load_topology_string(xml, "test.xml", env, test::nccl_2_28_9()), {}};
   m.comm = model_communicator(m.topology, resolve_comm_params(env));
   return m;
 }

@@ -5,6 +5,7 @@
 
 #include "support/run_command.hpp"
 #include "topo/smi_matrix.hpp"
+#include "support/model_versions.hpp"
 
 namespace linkscope::topo {
 namespace {
@@ -32,7 +33,7 @@ std::vector<std::vector<std::string>> smi_cells(const std::string& text, std::si
 TEST(TopoSmiMatrix, LeonardoMatchesNvidiaSmi) {
   const auto model = load_topology_string(
       test::read_text(test::fixture("topo/leonardo-booster-4xa100-nvlink-mesh-4nic.xml")), "l.xml",
-      Environment::from_map({}));
+      Environment::from_map({}), test::nccl_2_28_9());
   const auto matrix = relation_matrix(model);
   EXPECT_EQ(matrix.labels, (std::vector<std::string>{"GPU0", "GPU1", "GPU2", "GPU3", "NIC0", "NIC1", "NIC2", "NIC3"}));
   EXPECT_EQ(matrix.cells,
@@ -45,7 +46,7 @@ TEST(TopoSmiMatrix, LeonardoMatchesNvidiaSmi) {
 TEST(TopoSmiMatrix, HgxGpusMatchNvidiaSmi) {
   const auto model = load_topology_string(
       test::read_text(test::fixture("topo/hgx-h200-8gpu-nvswitch-vm-socketnic.xml")), "h.xml",
-      Environment::from_map({}));
+      Environment::from_map({}), test::nccl_2_28_9());
   const auto matrix = relation_matrix(model);
   const auto smi = smi_cells(test::read_text(test::fixture("topo/hgx-h200-8gpu-8nic.nvidia-smi-topo.txt")), 8);
   // The capture's NICs are VFs that are not in the NCCL XML; compare the GPU block.
