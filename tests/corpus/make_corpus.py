@@ -173,6 +173,14 @@ def main():
         {"op": "replace", "path": "/measurements/p2p/points/0/wrong", "value": 12}])
     case("thermal-slowdown", "GPU0 held down by HW thermal slowdown", H200X2, [
         {"op": "replace", "path": "/system/gpus/0/throttle_reasons", "value": ["hw_thermal_slowdown"]}])
+    case("nccl-newer-than-modelled", "the run loaded NCCL 2.31.2, newer than every release modelled (SYNTHETIC)",
+         H200X2, [
+        {"op": "add", "path": "/model/nccl_version", "value": "2.31.2"},
+        {"op": "add", "path": "/model/nccl_version_modelled", "value": "2.29.7"},
+        {"op": "add", "path": "/model/nccl_version_from", "value": "the libnccl NCCL's topology child loaded"},
+        {"op": "add", "path": "/model/nccl_version_note", "value":
+            "NCCL 2.31.2 is not modelled exactly; modelled as NCCL 2.29.7 (the nearest version modelled), so "
+            "predictions may differ from what it does"}])
     case("power-cap-only", "GPU0 at its software power cap (information)", ONE, [
         {"op": "replace", "path": "/system/gpus/0/throttle_reasons", "value": ["sw_power_cap"]}])
     case("shm-where-p2p-allowed", "NCCL connected the NV18 pair through SHM without any variable asking", H200X2, [

@@ -70,9 +70,11 @@ ExpectedSearch parse_expected_search(const std::string& text) {
     if (std::regex_match(raw, m, kAlgo)) out.algo_lines.push_back(m[1]);
     if (std::regex_match(raw, kProbe)) begin = all.size();
     if (raw.rfind("HARNESS: ncclTopoCompute(", 0) == 0) out.search_failed = true;
-    if (raw.rfind("HARNESS:", 0) == 0 || raw.empty()) continue;
+    if (raw.rfind("HARNESS:", 0) == 0) continue;
     const std::string line = warn_as_printed(test::strip_prefix(raw));
     if (is_return_trace(line)) continue;
+    // NCCL's WARN starts with a line break of its own: the empty line before it belongs to the WARN.
+    if (line.rfind("NCCL WARN ", 0) == 0 && !all.empty() && all.back().empty()) all.pop_back();
     all.push_back(line);
     if (test::is_path_line(all.back())) begin = all.size();
   }

@@ -1,6 +1,9 @@
 // Which NCCL release the model follows for a version asked for, and which changes it applies.
 #include <gtest/gtest.h>
 
+#include <fmt/format.h>
+
+#include "support/run_command.hpp"
 #include "topo/nccl_versions.hpp"
 
 namespace linkscope::topo {
@@ -68,7 +71,9 @@ TEST(NcclVersions, TheTableIsOrderedAndSaysWhereEachChangeComesFrom) {
   for (std::size_t i = 0; i < nccl_changes().size(); ++i) {
     const auto& change = nccl_changes()[i];
     EXPECT_NE(std::string(change.source).find("src/"), std::string::npos) << change.what;
-    if (i > 0) EXPECT_LE(nccl_changes()[i - 1].since, change.since) << change.what;
+    if (i > 0) {
+      EXPECT_LE(nccl_changes()[i - 1].since, change.since) << change.what;
+    }
   }
 }
 
@@ -77,6 +82,23 @@ TEST(NcclVersions, TheOptionRefusesTextThatIsNoVersion) {
   EXPECT_FALSE(model_version_from_option("latest", &error));
   EXPECT_NE(error.find("--nccl-version latest"), std::string::npos);
   EXPECT_EQ(model_version_from_option("2.29.7", &error)->modelled, v(2, 29, 7));
+}
+
+}  // namespace
+}  // namespace linkscope::topo
+
+namespace linkscope::topo {
+namespace {
+
+// docs/topology-model.md's Versions table is this table: every change with its release, source and coverage.
+TEST(NcclVersions, TheDocsTableListsEveryChange) {
+  const std::string docs = test::read_text(std::string(LINKSCOPE_SOURCE_DIR) + "/docs/topology-model.md");
+  const char* kCoverage[] = {"yes", "one node", "**not yet**"};
+  for (const auto& change : nccl_changes()) {
+    const std::string row_end = fmt::format("| {} | {} | {} |", change.since.text(), change.source,
+                                            kCoverage[static_cast<int>(change.coverage)]);
+    EXPECT_NE(docs.find(row_end), std::string::npos) << "docs/topology-model.md has no row ending " << row_end;
+  }
 }
 
 }  // namespace
