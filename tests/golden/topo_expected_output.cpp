@@ -99,7 +99,7 @@ std::vector<std::string> golden_nccl_versions() {
 std::vector<TopoGoldenCase> discover_topo_golden_cases() {
   std::vector<TopoGoldenCase> cases;
   for (const std::string& version : golden_nccl_versions()) {
-    for (auto& golden : discover_golden_cases("expected-nccl-" + version, {"topo", "topo-variants"})) {
+    for (auto& golden : discover_golden_cases("expected-nccl-" + version, {"topo", "topo-variants", "topo-search-variants"})) {
       cases.push_back(std::move(golden));
     }
   }

@@ -58,7 +58,7 @@ bool is_path_line(const std::string& line);
 std::string joined_lines(const std::vector<std::string>& lines);
 // The releases with expected output: every X.Y.Z of a tests/fixtures/topo/expected-nccl-X.Y.Z/ folder, oldest first.
 std::vector<std::string> golden_nccl_versions();
-// Every *.txt in tests/fixtures/{topo,topo-variants}/expected-nccl-X.Y.Z/ of every golden release, sorted by release
+// Every *.txt in tests/fixtures/{topo,topo-variants,topo-search-variants}/expected-nccl-X.Y.Z/ of every golden release, sorted by release
 // and name. The XML is looked up beside the expected directory, then in tests/fixtures/topo/.
 std::vector<TopoGoldenCase> discover_topo_golden_cases();
 // The same for tests/fixtures/DIR/`expected_name`/ for each DIR in `dirs`; a name "D-REST" whose XML is not found
