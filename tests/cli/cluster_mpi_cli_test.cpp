@@ -250,7 +250,7 @@ TEST(ClusterMpiCli, OfflineCommandsRunOnceUnderMpirun) {
   const std::vector<std::string> topo = {"topo", "--xml", test::fixture("h200x2/nccl-topo-dump.xml")};
   const auto model = run_job(launcher, {{{}, topo}, {{}, topo}});
   EXPECT_EQ(model.exit_code, 0) << model.err;
-  EXPECT_EQ(count(model.out, "NCCL 2.28.9 topology model of "), 1) << model.out;
+  EXPECT_EQ(count(model.out, " topology model of "), 1) << model.out;
 }
 
 }  // namespace

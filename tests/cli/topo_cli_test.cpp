@@ -9,6 +9,7 @@
 
 #include "support/run_command.hpp"
 #include "support/temp_dir.hpp"
+#include "topo/nccl_versions.hpp"
 
 namespace linkscope {
 namespace {
@@ -42,7 +43,9 @@ TEST(TopoCli, IsListedInHelp) {
 TEST(TopoCli, TextIsTheDefault) {
   const auto result = topo({"--xml", kLeonardo});
   ASSERT_EQ(result.exit_code, 0) << result.err;
-  EXPECT_EQ(result.out.rfind("NCCL 2.28.9 topology model of ", 0), 0u);
+  // Without --nccl-version: the newest release modelled.
+  EXPECT_EQ(result.out.rfind("NCCL " + topo::newest_modelled_version().text() + " topology model of ", 0), 0u)
+      << result.out;
   EXPECT_NE(result.out.find("GPU0   X    NV4   NV4   NV4   PXB   PHB   PHB   PHB"), std::string::npos) << result.out;
   EXPECT_NE(result.out.find("not measured bandwidth"), std::string::npos);
   EXPECT_TRUE(result.err.empty()) << result.err;
@@ -101,7 +104,7 @@ TEST(TopoCli, EnvFromProcessAndFromFlag) {
   EXPECT_EQ(result.out.find("NCCL_P2P_DISABLE set by environment"), std::string::npos);
   EXPECT_NE(result.out.find("GPU/0-70 (2/370.8/NVL)"), std::string::npos);
   result = topo({"--xml", kLeonardo, "--format", "nccl-log", "--env", "NCCL_NET_GDR_LEVEL=PIX", "--env",
-                 "NCCL_PXN_DISABLE=1"});
+                 "NCCL_PXN_DISABLE=1", "--nccl-version", "2.28.9"});
   ASSERT_EQ(result.exit_code, 0) << result.err;
   EXPECT_NE(result.out.find("NCCL_NET_GDR_LEVEL set by environment to PIX\n"
                             "GPU Direct RDMA Disabled for GPU 0 / HCA 0 (distance 5 > 4)\n"),
@@ -134,7 +137,7 @@ TEST(TopoCli, FileNcclWouldRefuseIsModelledWithANote) {
   std::string text = test::read_text(kH200x2);
   text.replace(text.find("  <cpu"), 2, "\t");
   const auto path = dir.write("tabs.xml", text);
-  const auto result = topo({"--xml", path});
+  const auto result = topo({"--xml", path, "--nccl-version", "2.28.9"});
   ASSERT_EQ(result.exit_code, 0) << result.err;
   EXPECT_NE(result.out.find("note: NCCL 2.28.9 would refuse this file: line 2: a tab between tags"),
             std::string::npos)
@@ -254,6 +257,84 @@ TEST(TopoCliBadInput, OneSidedNvlinkNamesBothGpus) {
   expect_bad_input(topo({"--xml", path}),
                    path + ":7: one-sided NVLink: GPU/0-8000 (0000:08:00.0) lists an NVLink to GPU/0-9000 "
                           "(0000:09:00.0), but GPU/0-9000 lists none back");
+}
+
+}  // namespace
+}  // namespace linkscope
+
+namespace linkscope {
+namespace {
+
+using test::fixture;
+
+test::CommandResult topo_command(const std::vector<std::string>& args) {
+  std::vector<std::string> full{"topo"};
+  full.insert(full.end(), args.begin(), args.end());
+  return test::run_command(LINKSCOPE_BINARY, full, {}, 60);
+}
+
+// The leonardo node's NICs are GDR-capable: 2.28 prints "GPU 0 / HCA 0 (distance 5 <= 5)", 2.29 names the nodes
+// and compares with P2C (6), 2.30.3 prints no per-GPU GDR line at INFO.
+TEST(TopoCliVersions, TheVersionAskedForChangesWhatIsModelled) {
+  const std::string xml = fixture("topo/leonardo-booster-4xa100-nvlink-mesh-4nic.xml");
+  const auto r2289 = topo_command({"--xml", xml, "--format", "nccl-log", "--nccl-version", "2.28.9"});
+  ASSERT_EQ(r2289.exit_code, 0) << r2289.err;
+  EXPECT_NE(r2289.out.find("GPU Direct RDMA Enabled for GPU 0 / HCA 0 (distance 5 <= 5), read 0 mode Default"),
+            std::string::npos);
+  const auto r2297 = topo_command({"--xml", xml, "--format", "nccl-log", "--nccl-version", "2.29.7"});
+  ASSERT_EQ(r2297.exit_code, 0) << r2297.err;
+  EXPECT_NE(r2297.out.find("GPU Direct RDMA Enabled for GPU/0-118784 (rank 0) - NET/0-0 (distance 5 <= 6, read 0, "
+                           "mode Default)"),
+            std::string::npos)
+      << r2297.out;
+  EXPECT_EQ(r2297.out.find("/ HCA "), std::string::npos);
+}
+
+TEST(TopoCliVersions, TheRunRecordsTheVersionAskedForAndTheOneModelled) {
+  const auto result = topo_command({"--xml", fixture("h200x2/nccl-topo-dump.xml"), "--format", "json",
+                                    "--nccl-version", "2.29.3"});
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  const auto model = nlohmann::json::parse(result.out).at("model");
+  EXPECT_EQ(model.at("nccl_version"), "2.29.3");
+  EXPECT_EQ(model.at("nccl_version_modelled"), "2.29.2");
+  EXPECT_EQ(model.at("nccl_version_from"), "--nccl-version");
+  EXPECT_FALSE(model.contains("nccl_version_note"));
+}
+
+TEST(TopoCliVersions, AReleaseOutsideTheModelledOnesIsModelledByTheNearestAndSaysSo) {
+  const auto result = topo_command({"--xml", fixture("h200x2/nccl-topo-dump.xml"), "--nccl-version", "2.22.3"});
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_EQ(result.out.rfind("NCCL 2.28.9 (nearest modelled to the asked 2.22.3) topology model of ", 0), 0u)
+      << result.out;
+  EXPECT_NE(result.out.find("NCCL 2.22.3 is older than every version linkscope models"), std::string::npos)
+      << result.out;
+}
+
+TEST(TopoCliVersions, DoctorOnAFileGivesTheInfoFinding) {
+  test::TempDir dir;
+  const auto result = test::run_command(LINKSCOPE_BINARY,
+                                        {"doctor", "--xml", fixture("h200x2/nccl-topo-dump.xml"), "--nccl-version",
+                                         "2.31.2", "-o", dir.path() + "/r", "--format", "json"},
+                                        {}, 60);
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  const auto run = nlohmann::json::parse(result.out);
+  bool found = false;
+  for (const auto& finding : run.at("findings")) found = found || finding.at("id") == "nccl-version-not-modelled";
+  EXPECT_TRUE(found) << result.out.substr(0, 2000);
+  EXPECT_EQ(run.at("model").at("nccl_version"), "2.31.2");
+}
+
+TEST(TopoCliVersions, TextThatIsNoVersionIsAUsageError) {
+  const auto result = topo_command({"--xml", fixture("h200x2/nccl-topo-dump.xml"), "--nccl-version", "latest"});
+  EXPECT_EQ(result.exit_code, 2) << result.err;
+  EXPECT_EQ(result.err.rfind("linkscope: error: --nccl-version latest: expected a version such as 2.29.7", 0), 0u)
+      << result.err;
+}
+
+TEST(TopoCliVersions, LiveCommandsModelTheLoadedNcclNotAnOption) {
+  const auto result = topo_command({"--nccl-version", "2.29.7"});
+  EXPECT_EQ(result.exit_code, 2) << result.err;
+  EXPECT_NE(result.err.find("--nccl-version models a file (--xml)"), std::string::npos) << result.err;
 }
 
 }  // namespace
