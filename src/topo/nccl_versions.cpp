@@ -146,7 +146,14 @@ ModelledVersion model_version_for(const NcclVersion& requested, std::string requ
     if (!same_family(release)) continue;
     if (!in_family || release <= requested) in_family = release;  // the newest at or below, else the family's first
   }
-  if (in_family) {
+  // A change of the same family that the model lacks (a later patch release not modelled yet) makes it inexact too.
+  const auto unmodelled_between = [&](const NcclVersion& from) {
+    for (const auto& change : nccl_changes()) {
+      if (change.coverage == Coverage::kNotModelled && from < change.since && change.since <= requested) return true;
+    }
+    return false;
+  };
+  if (in_family && !unmodelled_between(*in_family)) {
     out.modelled = *in_family;
     return out;
   }
