@@ -72,7 +72,9 @@ TEST(Nccl230, DeviceNodesCarryTheLinksAndLengthenGpuPaths) {
   EXPECT_EQ(entry(path_between(model.system, {kGpu, 0}, {kDev, 1})), "(2/40.0/NVL)");
   EXPECT_EQ(entry(path_between(model.system, {kDev, 0}, {kDev, 1})), "(1/40.0/NVL)");
   const auto block = nccl_system_block_lines(model);
-  EXPECT_NE(std::find(block.begin(), block.end(), "               + PCI[24.0] - DEV/0-10000 (10de20b000000000)"),
+  EXPECT_NE(std::find(block.begin(), block.end(), "              + PCI[24.0] - DEV/0-10000 (10de20b000000000)"),
+            block.end());
+  EXPECT_NE(std::find(block.begin(), block.end(), "                            + LOC[5000.0] - GPU/0-10000"),
             block.end());
 }
 
