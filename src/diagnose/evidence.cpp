@@ -67,9 +67,17 @@ std::vector<ModelGpu> model_gpus_of(const model::TopologyView& view) {
     node_types[node.id] = node.type;
     if (node.type == "GPU") gpus.push_back(ModelGpu{&node, 0, 0, false, std::nullopt});
   }
+  // Since NCCL 2.30 a GPU's NVLinks and PCI link belong to its physical device (DEV), linked LOC to the GPU.
+  std::map<std::string, std::string> device_of;
+  for (const auto& link : view.links) {
+    if (link.type == "LOC" && node_types[link.from] == "GPU" && node_types[link.to] == "DEV") {
+      device_of[link.from] = link.to;
+    }
+  }
   for (const auto& link : view.links) {
     for (auto& gpu : gpus) {
-      if (gpu.id() != link.from) continue;
+      const auto device = device_of.find(gpu.id());
+      if ((device == device_of.end() ? gpu.id() : device->second) != link.from) continue;
       if (link.type == "NVL") {
         gpu.nvl_bw += link.bw;
         ++gpu.nvl_links;

@@ -111,6 +111,7 @@ SearchSystemFacts search_facts(const TopoSystem& system, float max_bw, float tot
     facts.gpu_ranks.push_back(gpu.rank);
     facts.gpu_sm.push_back(gpu.sm);
   }
+  facts.device_count = system.count(kDev) > 0 ? system.count(kDev) : system.count(kGpu);
   facts.net_count = system.count(kNet);
   facts.nvs_count = system.count(kNvs);
   if (system.count(kCpu) > 0) {
@@ -159,8 +160,9 @@ GraphSearchResult compute_graph(SearchLinks& links, const SearchSystemFacts& fac
   int speed = 0;
   const float max_bw = facts.max_bw;
   float total_bw = facts.total_bw;
-  // A tree's GPUs send and receive at once: their link can carry n/(n-1) of a ring's traffic.
-  if (gpus > 1 && graph.pattern != kPatternRing) total_bw *= gpus * 1.0 / (gpus - 1);
+  // A tree's GPUs send and receive at once: their link can carry n/(n-1) of a ring's traffic (n physical GPUs).
+  const int devices = facts.device_count;
+  if (devices > 1 && graph.pattern != kPatternRing) total_bw *= devices * 1.0 / (devices - 1);
   while ((speeds[speed] > max_bw || speeds[speed] * static_cast<float>(graph.min_channels) > total_bw) &&
          speed < table.count - 1) {
     ++speed;

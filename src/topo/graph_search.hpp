@@ -49,6 +49,7 @@ struct GraphRequest {
 struct SearchSystemFacts {
   std::vector<int> gpu_ranks;  // per GPU index
   std::vector<int> gpu_sm;     // per GPU index (cudaCompCap)
+  int device_count = 0;  // physical GPUs: DEV nodes since NCCL 2.30, else GPU nodes
   int net_count = 0;
   int nvs_count = 0;
   int cpu_arch = -1;           // CPU node 0 (ncclTopoCpuType)

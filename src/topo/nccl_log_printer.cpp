@@ -14,7 +14,8 @@ std::string node_header(const TopoSystem& system, NodeRef ref) {
   switch (ref.type) {
     case kGpu: return fmt::format("{} ({})", id, node.rank);
     case kCpu: return fmt::format("{} ({}/{}/{})", id, node.arch, node.vendor, node.model);
-    case kPci: return fmt::format("{} ({})", id, format_hex(node.device));
+    case kPci:
+    case kDev: return fmt::format("{} ({})", id, format_hex(node.device));
     default: return id;
   }
 }

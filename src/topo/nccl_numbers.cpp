@@ -169,6 +169,12 @@ std::string kv_convert_line(std::string_view text, int fallback) {
                      fallback);
 }
 
+std::vector<std::string> topo_file_hint_lines() {
+  return {"HINT: In many cases this issue indicates missing or faulty information in the provided topology file.",
+          "HINT: To confirm, set NCCL_TOPO_DUMP_FILE=topo.xml to produce the topology NCCL has detected and compare "
+          "to the one provided."};
+}
+
 int pcie_generation(int speed_code) {
   switch (speed_code) {
     case 15: return 1;

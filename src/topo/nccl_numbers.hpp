@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 #include <string_view>
 
 namespace linkscope::topo {
@@ -38,6 +39,8 @@ DictValue cpu_vendor_value(std::string_view text);   // fallback 0
 DictValue pcie_speed_code(std::string_view text);    // link_speed -> 15/30/60/120/240/480 (fallback 60)
 // The INFO line NCCL prints when a dictionary has no match.
 std::string kv_convert_line(std::string_view text, int fallback);
+// The lines NCCL 2.30.7 prints after each KV fallback line (xml.h printMissingTopoDictValueHint).
+std::vector<std::string> topo_file_hint_lines();
 
 // PCIe generation (1..6) for a speed code, 0 if unknown.
 int pcie_generation(int speed_code);

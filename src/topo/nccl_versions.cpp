@@ -66,23 +66,28 @@ const std::vector<NcclChangeFact>& nccl_changes() {
        "starts from DEVs",
        "src/graph/topo.cc ncclTopoAddPci/ncclTopoPrint, src/graph/paths.cc ncclTopoSetPaths/ncclTopoCheckP2p, "
        "src/graph/search.cc ncclTopoSearchInit",
-       Coverage::kNotModelled},
+       Coverage::kModelled},
       {C::kBfsTypeFirst, {2, 30, 7},
        "the BFS replaces a path when the new path type is better, then when the bandwidth is higher, then when it "
        "has fewer hops (2.28-2.30.4: fewer hops or no path, and higher bandwidth)",
-       "src/graph/paths.cc ncclTopoSetPaths", Coverage::kNotModelled},
+       "src/graph/paths.cc ncclTopoSetPaths", Coverage::kModelled},
       {C::kLocalNetModuloGpus, {2, 30, 7},
        "a GPU's first NET is its dev modulo the number of GPUs sharing its closest NETs (was its dev), then "
        "bit-mirrored when the NET count is a power of two",
-       "src/graph/topo.cc ncclTopoGetLocalNetType", Coverage::kNotModelled},
+       "src/graph/topo.cc ncclTopoGetLocalNetType", Coverage::kModelled},
       {C::kRailsAndPlanes, {2, 30, 7},
        "<net rail=.. plane=..>: the search never pairs NETs of different planes, and with NCCL_CROSS_NIC=0 compares "
        "rails where both are set",
-       "src/graph/search.cc ncclTopoSearchCheckNet, src/graph/topo.cc ncclTopoAddNet", Coverage::kNotModelled},
+       "src/graph/search.cc ncclTopoSearchCheckNet, src/graph/topo.cc ncclTopoAddNet",
+       Coverage::kOutsideFileModel},  // only the inter-node search pairs NETs
       {C::kGpuPcieFromNvmlCurrent, {2, 30, 7},
        "NCCL's own detection reads a GPU's PCIe generation and width from NVML's current link (an idle GPU that "
        "lowers its link speed enters the graph slower); a topology file's values are used as written",
        "src/graph/xml.cc ncclTopoGetXmlFromSys", Coverage::kOutsideFileModel},
+      {C::kTopoFileHints, {2, 30, 7},
+       "each \"KV Convert to int : could not find value\" line (a value missing from a topology file) is followed by "
+       "two \"HINT:\" lines suggesting NCCL_TOPO_DUMP_FILE",
+       "src/graph/xml.h kvConvertToInt, printMissingTopoDictValueHint", Coverage::kModelled},
   };
   return kChanges;
 }

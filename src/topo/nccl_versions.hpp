@@ -47,6 +47,7 @@ enum class NcclChange {
   kLocalNetModuloGpus,        // a GPU's first NET is its dev modulo the GPUs sharing the NETs
   kRailsAndPlanes,            // NETs carry rail and plane; the search never crosses planes
   kGpuPcieFromNvmlCurrent,    // a GPU's PCIe speed and width come from NVML's current link, not sysfs maxima
+  kTopoFileHints,             // two "HINT:" lines follow each "KV Convert to int" fallback line
 };
 
 // How linkscope's model (one node, every GPU a rank, NVLS and CollNet off) covers a change.

@@ -25,9 +25,10 @@ bool is_pow2(std::size_t v) { return v != 0 && (v & (v - 1)) == 0; }
 
 }  // namespace
 
-NetLocality::NetLocality(const TopoSystem& system, const NcclParams& params)
+NetLocality::NetLocality(const TopoSystem& system, const NcclParams& params, bool modulo_gpus)
     : system_(system),
       params_(params),
+      modulo_gpus_(modulo_gpus),
       gpu_versions_(static_cast<std::size_t>(system.count(kGpu)), 0),
       net_versions_(static_cast<std::size_t>(system.count(kNet)), 0),
       nets_cache_(static_cast<std::size_t>(system.count(kGpu))),
@@ -61,20 +62,25 @@ const NetLocality::LocalNets& NetLocality::nets_of(int gpu_index) {
                                     gpu_index));
   }
   const int count = static_cast<int>(local.nets.size());
+  // The GPUs local to the first NET (AUTO's divisor; since NCCL 2.30.7 the start's modulus): the answer then
+  // depends on that NET's paths too.
+  const auto sharing_gpus = [&] {
+    local.first_net = local.nets[0];
+    local.first_net_version = net_versions_[local.first_net];
+    return std::max(static_cast<int>(gpus_of(local.first_net).size()), 1);
+  };
   switch (params_.netdevs_policy) {
     case NetDevsPolicy::kAll: local.per_gpu = count; break;
     case NetDevsPolicy::kMax: local.per_gpu = std::min(params_.netdevs_policy_max, count); break;
     case NetDevsPolicy::kAuto: {
-      // DIVUP(nets, GPUs local to the first NET); the list depends on that NET's paths too.
-      local.first_net = local.nets[0];
-      local.first_net_version = net_versions_[local.first_net];
-      const int gpus = std::max(static_cast<int>(gpus_of(local.first_net).size()), 1);
+      const int gpus = sharing_gpus();
       local.per_gpu = (count + gpus - 1) / gpus;
       break;
     }
   }
   local.per_gpu = std::max(local.per_gpu, 1);
   local.start = system_.nodes[kGpu][gpu_index].dev;
+  if (modulo_gpus_) local.start %= sharing_gpus();
   if (is_pow2(local.nets.size())) local.start = mirror_bits(local.start, count);
   local.gpu_version = gpu_versions_[gpu_index];
   local.valid = true;
@@ -114,12 +120,13 @@ int NetLocality::local_gpu(int64_t net_id) {
   return best_gpu;
 }
 
-int64_t local_net_id(const TopoSystem& system, const NcclParams& params, int gpu_index, int channel) {
-  return NetLocality(system, params).local_net_id(gpu_index, channel);
+int64_t local_net_id(const TopoSystem& system, const NcclParams& params, int gpu_index, int channel,
+                     bool modulo_gpus) {
+  return NetLocality(system, params, modulo_gpus).local_net_id(gpu_index, channel);
 }
 
-int local_gpu_of_net(const TopoSystem& system, const NcclParams& params, int64_t net_id) {
-  return NetLocality(system, params).local_gpu(net_id);
+int local_gpu_of_net(const TopoSystem& system, const NcclParams& params, int64_t net_id, bool modulo_gpus) {
+  return NetLocality(system, params, modulo_gpus).local_gpu(net_id);
 }
 
 }  // namespace linkscope::topo

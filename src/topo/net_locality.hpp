@@ -13,7 +13,8 @@ namespace linkscope::topo {
 
 class NetLocality {
  public:
-  NetLocality(const TopoSystem& system, const NcclParams& params);
+  // `modulo_gpus`: NCCL 2.30.7's start, the GPU's dev modulo the number of GPUs local to its first NET.
+  NetLocality(const TopoSystem& system, const NcclParams& params, bool modulo_gpus = false);
 
   // ncclTopoGetLocalNet: the id of the NET the GPU (index) uses on `channel`.
   int64_t local_net_id(int gpu_index, int channel);
@@ -46,6 +47,7 @@ class NetLocality {
 
   const TopoSystem& system_;
   const NcclParams& params_;
+  bool modulo_gpus_ = false;
   std::vector<uint64_t> gpu_versions_;
   std::vector<uint64_t> net_versions_;
   std::vector<LocalNets> nets_cache_;
@@ -55,7 +57,8 @@ class NetLocality {
 };
 
 // Uncached one-off queries (tests, reports).
-int64_t local_net_id(const TopoSystem& system, const NcclParams& params, int gpu_index, int channel);
-int local_gpu_of_net(const TopoSystem& system, const NcclParams& params, int64_t net_id);
+int64_t local_net_id(const TopoSystem& system, const NcclParams& params, int gpu_index, int channel,
+                     bool modulo_gpus = false);
+int local_gpu_of_net(const TopoSystem& system, const NcclParams& params, int64_t net_id, bool modulo_gpus = false);
 
 }  // namespace linkscope::topo

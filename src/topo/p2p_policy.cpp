@@ -9,7 +9,9 @@ namespace linkscope::topo {
 int default_p2p_level(const TopoSystem& system) {
   if (system.count(kCpu) > 0) {
     const Node& cpu = system.nodes[kCpu][0];
-    if (cpu.arch == kArchX86 && cpu.vendor == kVendorAmd && system.count(kGpu) <= 2) return kPathSys;
+    // Pairs of GPUs; since NCCL 2.30 pairs of physical devices (DEV nodes), whatever the ranks on them.
+    const int gpus = system.count(kDev) > 0 ? system.count(kDev) : system.count(kGpu);
+    if (cpu.arch == kArchX86 && cpu.vendor == kVendorAmd && gpus <= 2) return kPathSys;
   }
   return kPathPxb;
 }
@@ -26,9 +28,14 @@ P2pCheck check_p2p(ModelContext& context, int rank1, int rank2) {
   const int g2 = context.gpu_index(rank2);
   if (g1 < 0 || g2 < 0) return check;
   const Path& path = path_between(system, {kGpu, g1}, {kGpu, g2});
-  if (path.count == 2 && path.hops >= 0) {
-    const NodeRef relay = system.hop_cells[path.hops].link.remote;
+  // Through an intermediate GPU: GPU-GPU-GPU, since NCCL 2.30 GPU-DEV-DEV-DEV-GPU (the relay is the second hop's
+  // DEV, named by the first GPU with its device number).
+  const bool devices = context.version.has(NcclChange::kDeviceNodes);
+  if (path.count == (devices ? 4 : 2) && path.hops >= 0) {
+    const std::vector<Link> hops = system.hops_of(path);
+    const NodeRef relay = hops[devices ? 1 : 0].remote;
     if (relay.type == kGpu) check.intermediate_rank = system.at(relay).rank;
+    if (relay.type == kDev) check.intermediate_rank = rank_of_device(system, system.at(relay).dev);
   }
   check.level = default_p2p_level(system);
   if (!context.p2p_level_resolved) {

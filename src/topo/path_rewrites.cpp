@@ -63,7 +63,7 @@ void apply_pxn_and_gdr(ModelContext& context) {
   TopoSystem& system = context.system;
   const NcclParams& params = context.params;
   const int pxn_limit = params.pxn_c2c != 0 ? kPathP2c : kPathPxb;
-  NetLocality locality(system, params);
+  NetLocality locality(system, params, context.version.has(NcclChange::kLocalNetModuloGpus));
   for (int n = 0; n < system.count(kNet); ++n) {
     const int64_t net_id = system.nodes[kNet][n].id;
     for (int g = 0; g < system.count(kGpu); ++g) {

@@ -14,42 +14,81 @@ namespace {
 
 // Why NCCL's BFS stops: it always finds the reverse of a link it used, except for the two one-way links of
 // the graph, a GPU->GPU <nvlink> not listed by the other GPU and a <pcilink>.
-[[noreturn]] void fail_reverse_path(const TopoSystem& system, NodeRef remote, NodeRef node, const Link& link) {
-  const Node& from = system.at(node);
-  const Node& to = system.at(remote);
+// A GPU's name in the messages: a DEV (NCCL 2.30) is named by its first GPU, which holds the NVLink facts.
+NodeRef named_gpu(const TopoSystem& system, NodeRef node) {
+  if (node.type != kDev) return node;
+  for (const Link& link : system.at(node).links) {
+    if (link.remote.type == kGpu) return link.remote;
+  }
+  return node;
+}
+
+[[noreturn]] void fail_reverse_path(const TopoSystem& system, NodeRef remote, NodeRef node, const Link& link,
+                                    const BfsRules& rules) {
+  const auto number = [&](int type) { return type == kDev ? rules.nccl_dev_type : type; };
   const std::string nccl = fmt::format("Failed to find reverse path from remNode {}/{:x} nlinks {} to node {}/{:x}",
-                                       remote.type, to.id, to.links.size(), node.type, from.id);
-  const std::string from_id = nccl_node_id(system, node);
-  const std::string to_id = nccl_node_id(system, remote);
-  if (link.type == kLinkNvl && node.type == kGpu && remote.type == kGpu) {
+                                       number(remote.type), system.at(remote).id, system.at(remote).links.size(),
+                                       number(node.type), system.at(node).id);
+  const NodeRef from_gpu = named_gpu(system, node);
+  const NodeRef to_gpu = named_gpu(system, remote);
+  const Node& from = system.at(from_gpu);
+  const Node& to = system.at(to_gpu);
+  const std::string from_id = nccl_node_id(system, from_gpu);
+  const std::string to_id = nccl_node_id(system, to_gpu);
+  if (link.type == kLinkNvl && from_gpu.type == kGpu && to_gpu.type == kGpu) {
     long line = 0;
     for (const auto& fact : from.nvlinks) {
-      if (fact.remote_type == kGpu && fact.remote_id == to.id) line = fact.line;
+      if (fact.remote_type == kGpu && fact.remote_id == system.at(remote).id) line = fact.line;
     }
     throw ModelError(line, fmt::format("one-sided NVLink: {} ({}) lists an NVLink to {} ({}), but {} lists none "
-                                       "back; NCCL 2.28.9 stops here ({})",
-                                       from_id, from.xml.busid, to_id, to.xml.busid, to_id, nccl));
+                                       "back; NCCL {} stops here ({})",
+                                       from_id, from.xml.busid, to_id, to.xml.busid, to_id, rules.nccl_version, nccl));
   }
   if (link.type == kLinkLoc) {
     throw ModelError(from.xml.line, fmt::format("one-sided <pcilink>: {} links to {}, but {} has no <pcilink> back; "
-                                                "NCCL 2.28.9 stops here ({})",
-                                                from_id, to_id, to_id, nccl));
+                                                "NCCL {} stops here ({})",
+                                                from_id, to_id, to_id, rules.nccl_version, nccl));
   }
-  throw ModelError(0, fmt::format("no reverse link from {} to {}; NCCL 2.28.9 stops here ({})", to_id, from_id, nccl));
+  throw ModelError(0, fmt::format("no reverse link from {} to {}; NCCL {} stops here ({})", to_id, from_id,
+                                  rules.nccl_version, nccl));
 }
 
-int hop_type(const Link& link, NodeRef node, NodeRef remote, const Path& p, int q_count) {
+// The node that relays NVLink hops (a GPU; since NCCL 2.30 a DEV) and how many hops from the base it may be.
+struct Relay {
+  int type = kGpu;
+  NodeRef base_device;  // the DEV the base sits on (the base itself when it is no GPU)
+  int max_count = 1;
+};
+
+Relay relay_for(const TopoSystem& system, NodeRef base, const BfsRules& rules) {
+  if (!rules.device_nodes) return {};
+  // A GPU base reaches its own DEV first, so the NVLink relay may sit one hop further away.
+  if (base.type == kGpu) return {kDev, system.device_of(base.index), 2};
+  return {kDev, base, 1};
+}
+
+// Whether the BFS may leave `node` over `link`: through a GPU (a DEV since NCCL 2.30) other than the base's only
+// one NVLink hop to another relay near the base, and since 2.30 from a DEV down into its own GPUs.
+bool may_leave(NodeRef node, NodeRef base, const Link& link, const Path& p, const Relay& relay, bool nvb_disable) {
+  if (node.type != relay.type) return true;
+  if (relay.type == kGpu ? node == base : node == relay.base_device) return true;
+  if (relay.type == kDev && link.type == kLinkLoc && link.remote.type == kGpu) return true;
+  return !nvb_disable && link.type == kLinkNvl && link.remote.type == relay.type && p.count <= relay.max_count;
+}
+
+int hop_type(const Link& link, NodeRef node, NodeRef remote, const Path& p, int q_count, const Relay& relay) {
   int type = link.type == kLinkNet ? kLinkLoc : link.type;
   if (node.type == kPci && remote.type == kPci) type = kPathPxb;
   if (link.type == kLinkPci && (node.type == kCpu || remote.type == kCpu)) type = kPathPhb;
-  if (node.type == kGpu && p.type == kPathNvl && type == kPathNvl && q_count > 1) type = kPathNvb;
+  if (node.type == relay.type && p.type == kPathNvl && type == kPathNvl && q_count > relay.max_count) type = kPathNvb;
   return type;
 }
 
 }  // namespace
 
-void set_paths(TopoSystem& system, NodeRef base, bool nvb_disable) {
+void set_paths(TopoSystem& system, NodeRef base, const BfsRules& rules) {
   const int type = base.type;
+  const Relay relay = relay_for(system, base, rules);
   // Quirk Q1: the slot is that of the FIRST node with the base's id.
   const int slot = system.index_of(type, system.at(base).id);
   const auto targets = static_cast<std::size_t>(system.count(type));
@@ -79,13 +118,16 @@ void set_paths(TopoSystem& system, NodeRef base, bool nvb_disable) {
         const NodeRef remote = link.remote;
         Path& q = ensure(remote)[slot];  // the array exists even when the link is skipped below
         const float bw = std::min(p.bw, link.bw);
-        // A GPU other than the base relays only one NVLink hop, to another GPU, when it is 1 hop from the base.
-        if (node != base && node.type == kGpu &&
-            (nvb_disable || link.type != kLinkNvl || remote.type != kGpu || p.count > 1)) {
-          continue;
+        if (!may_leave(node, base, link, p, relay, rules.nvb_disable)) continue;
+        const int new_type = std::max(p.type, hop_type(link, node, remote, p, p.count + 1, relay));
+        if (rules.type_first) {
+          // NCCL 2.30.7: a better path type wins, then within a type a larger bottleneck, then fewer hops.
+          const bool better = new_type < q.type || (new_type == q.type && q.bw < bw) ||
+                              (new_type == q.type && q.bw == bw && q.count > p.count + 1);
+          if (!better) continue;
+        } else if (!((q.bw == 0.0f || q.count > p.count) && q.bw < bw)) {
+          continue;  // fewest hops first; within a level only a strictly larger bottleneck replaces a path
         }
-        // Fewest hops first; within a level only a strictly larger bottleneck replaces a path.
-        if (!((q.bw == 0.0f || q.count > p.count) && q.bw < bw)) continue;
         Link first;
         bool found = false;
         for (const Link& back : system.at(remote).links) {
@@ -96,7 +138,7 @@ void set_paths(TopoSystem& system, NodeRef base, bool nvb_disable) {
           }
         }
         if (!found) {
-          if (q.hops < 0) fail_reverse_path(system, remote, node, link);
+          if (q.hops < 0) fail_reverse_path(system, remote, node, link, rules);
           first = system.hop_cells[q.hops].link;  // NCCL keeps the old first hop
         }
         system.hop_cells.push_back({first, p.count > 0 ? p.hops : -1});
@@ -104,7 +146,7 @@ void set_paths(TopoSystem& system, NodeRef base, bool nvb_disable) {
         updated.hops = static_cast<int>(system.hop_cells.size()) - 1;
         updated.count = p.count + 1;
         updated.bw = bw;
-        updated.type = std::max(p.type, hop_type(link, node, remote, p, updated.count));
+        updated.type = new_type;
         if (queued[remote.type][remote.index] != level) {
           queued[remote.type][remote.index] = level;
           next.push_back(remote);
@@ -115,15 +157,15 @@ void set_paths(TopoSystem& system, NodeRef base, bool nvb_disable) {
   }
 }
 
-void compute_bfs_paths(TopoSystem& system, bool nvb_disable) {
+void compute_bfs_paths(TopoSystem& system, const BfsRules& rules) {
   for (auto& list : system.nodes) {
     for (auto& node : list) {
       for (auto& array : node.paths) array.clear();
     }
   }
   system.hop_cells.clear();
-  for (const int type : {kCpu, kGpu, kNet, kNvs}) {
-    for (int i = 0; i < system.count(type); ++i) set_paths(system, {type, i}, nvb_disable);
+  for (const int type : {kCpu, kDev, kGpu, kNet, kNvs}) {
+    for (int i = 0; i < system.count(type); ++i) set_paths(system, {type, i}, rules);
   }
 }
 
@@ -204,21 +246,38 @@ std::vector<int> best_targets(const TopoSystem& system, NodeRef source, int targ
   return best;
 }
 
+int rank_of_device(const TopoSystem& system, int dev) {
+  for (const Node& gpu : system.nodes[kGpu]) {
+    if (gpu.dev == dev) return gpu.rank;
+  }
+  return -1;
+}
+
 int pxn_intermediate_rank(const TopoSystem& system, int gpu_index, int net_index) {
   const Path& path = path_between(system, {kGpu, gpu_index}, {kNet, net_index});
   const Node& gpu = system.nodes[kGpu][gpu_index];
   if (path.type != kPathPxn) return gpu.rank;
-  NodeRef node{kNvs, -1};
-  for (const Link& hop : system.hops_of(path)) {
-    node = hop.remote;
-    if (node.type != kNvs) break;
+  const std::vector<Link> hops = system.hops_of(path);
+  // Past the NVSwitches the path enters the relay: a GPU, or since NCCL 2.30 (whose path starts GPU-DEV) a DEV,
+  // whose first GPU link names it.
+  const bool devices = !hops.empty() && hops.front().remote.type == kDev;
+  std::size_t i = devices ? 1 : 0;
+  while (i + 1 < hops.size() && hops[i].remote.type == kNvs) ++i;
+  NodeRef node = i < hops.size() ? hops[i].remote : NodeRef{kNvs, -1};
+  if (devices && node.type == kDev) {
+    for (const Link& link : system.at(node).links) {
+      if (link.remote.type == kGpu) {
+        node = link.remote;
+        break;
+      }
+    }
   }
   if (node.type != kGpu) {
-    throw ModelError(0, fmt::format("NCCL 2.28.9 stops here: Could not find intermediate GPU between GPU rank {} and "
-                                    "NIC {:x}",
+    throw ModelError(0, fmt::format("NCCL stops here: Could not find intermediate GPU between GPU rank {} and NIC "
+                                    "{:x}",
                                     gpu.rank, system.nodes[kNet][net_index].id));
   }
-  return system.at(node).rank;
+  return devices ? rank_of_device(system, system.at(node).dev) : system.at(node).rank;
 }
 
 }  // namespace linkscope::topo

@@ -7,8 +7,10 @@ namespace linkscope::topo {
 SystemBandwidth system_bandwidth(const TopoSystem& system, bool inter_node) {
   SystemBandwidth result;
   if (!inter_node && system.count(kGpu) == 1) return {kLocBw, kLocBw};
-  const int target_type = inter_node ? kNet : kGpu;
-  for (const Node& gpu : system.nodes[kGpu]) {
+  // Since NCCL 2.30 the search starts from the physical devices (DEV nodes), which hold the NVLink and PCI links.
+  const int source_type = system.count(kDev) > 0 ? kDev : kGpu;
+  const int target_type = inter_node ? kNet : source_type;
+  for (const Node& gpu : system.nodes[source_type]) {
     for (const Path& path : gpu.paths[target_type]) {
       if (path.count != 0) result.max_bw = std::max(result.max_bw, path.bw);
     }

@@ -109,8 +109,12 @@ RelationMatrix relation_matrix(const TopologyModel& model) {
     ++nic_number;
   }
 
-  // A NET hangs below its NIC; its PCIe position is the NIC's.
+  // A NET hangs below its NIC; its PCIe position is the NIC's. Since NCCL 2.30 a GPU's is its DEV's.
   const auto pci_position = [&](NodeRef device) {
+    if (device.type == kGpu) {
+      const NodeRef physical = system.device_of(device.index);
+      return physical.valid() ? physical : device;
+    }
     if (device.type != kNet) return device;
     for (const Link& link : system.at(device).links) {
       if (link.type == kLinkNet) return link.remote;

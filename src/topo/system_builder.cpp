@@ -56,6 +56,12 @@ uint64_t pci_id_field(const XmlElement& element, const char* name, int shift) {
   return static_cast<uint64_t>(c_strtol(*value).value) << shift;
 }
 
+// NCCL's 64-bit device id of a <pci>: vendor, device, subsystem vendor, subsystem device.
+uint64_t pci_device_ids(const XmlElement& pci) {
+  return pci_id_field(pci, "vendor", 48) + pci_id_field(pci, "device", 32) + pci_id_field(pci, "subsystem_vendor", 16) +
+         pci_id_field(pci, "subsystem_device", 0);
+}
+
 const XmlElement* first_child(const XmlElement& element, std::string_view name) {
   for (const auto& child : element.children) {
     if (child.name == name) return &child;
@@ -99,7 +105,12 @@ class Builder {
 
  private:
   int convert(DictValue value, std::string_view text) {
-    if (!value.matched) out_.info_lines.push_back(kv_convert_line(text, value.value));
+    if (!value.matched) {
+      out_.info_lines.push_back(kv_convert_line(text, value.value));
+      if (version_.has(NcclChange::kTopoFileHints)) {
+        for (auto& hint : topo_file_hint_lines()) out_.info_lines.push_back(std::move(hint));
+      }
+    }
     return value.value;
   }
 
@@ -157,7 +168,6 @@ class Builder {
     const int64_t id = compose_id(0, bus_id_to_int(busid));
     NodeRef node;
     if (const XmlElement* gpu = first_child(pci, "gpu")) {
-      type = kGpu;
       if (gpu->attribute("rank") == nullptr) {
         rankless_gpus_.insert(busid);
         ++out_.gpu_slots;
@@ -168,12 +178,14 @@ class Builder {
             gpu->line, busid));
         return;
       }
-      node = create_node(out_.system, kGpu, id, pci.line);
-      Node& g = out_.system.at(node);
-      g.sm = required_int(*gpu, "sm", false);
-      g.rank = required_int(*gpu, "rank", false);
-      g.dev = required_int(*gpu, "dev", false);
-      g.gdr = required_int(*gpu, "gdr", true);
+      if (version_.has(NcclChange::kDeviceNodes)) {
+        node = add_device(pci, id);
+        if (!node.valid()) return;
+      } else {
+        type = kGpu;
+        node = create_node(out_.system, kGpu, id, pci.line);
+        read_gpu(*gpu, out_.system.at(node));
+      }
     }
     if (const XmlElement* nic = first_child(pci, "nic")) {
       type = kNic;
@@ -189,9 +201,7 @@ class Builder {
       add_nic(*nic, nic_node);
     } else if (type == kPci) {
       node = create_node(out_.system, kPci, id, pci.line);
-      out_.system.at(node).device = pci_id_field(pci, "vendor", 48) + pci_id_field(pci, "device", 32) +
-                                    pci_id_field(pci, "subsystem_vendor", 16) +
-                                    pci_id_field(pci, "subsystem_device", 0);
+      out_.system.at(node).device = pci_device_ids(pci);
       for (const auto& child : pci.children) {
         if (child.name != "pcilink") add_pci(child, node);
       }
@@ -209,8 +219,53 @@ class Builder {
     facts.link_speed = speed;
     facts.link_width = *pci.attribute("link_width");
     facts.has_pcie_link = true;
+    if (node.type == kDev) {
+      for (const Link& link : out_.system.at(node).links) {
+        if (link.remote.type == kGpu) out_.system.at(link.remote).xml = facts;  // the diagnosis reads GPU facts
+      }
+    }
     connect_nodes(out_.system, node, parent, kLinkPci, bw);
     connect_nodes(out_.system, parent, node, kLinkPci, bw);
+  }
+
+  static void read_gpu(const XmlElement& gpu, Node& node) {
+    node.sm = required_int(gpu, "sm", false);
+    node.rank = required_int(gpu, "rank", false);
+    node.dev = required_int(gpu, "dev", false);
+    node.gdr = required_int(gpu, "gdr", true);
+  }
+
+  // NCCL 2.30: one DEV node for the physical GPU (the <pci>), one GPU node per <gpu> (rank) under it, linked LOC
+  // both ways; the DEV takes the PCI link to the parent. The first <gpu> gives the DEV its sm, dev and gdr; a GPU's
+  // id carries its place on the device above bit 40. Returns the DEV, or none when a later <gpu> has no rank
+  // (NCCL returns there, leaving the DEV unlinked).
+  NodeRef add_device(const XmlElement& pci, int64_t id) {
+    NodeRef device;
+    int64_t place = 0;
+    for (const auto& gpu : pci.children) {
+      if (gpu.name != "gpu") continue;
+      if (gpu.attribute("rank") == nullptr) return {};
+      if (!device.valid()) {
+        const int existing = out_.system.index_of(kDev, id);
+        device = existing >= 0 ? NodeRef{kDev, existing} : create_node(out_.system, kDev, id, pci.line);
+        if (existing < 0) {
+          Node& d = out_.system.at(device);
+          d.device = pci_device_ids(pci);
+          d.sm = required_int(gpu, "sm", false);
+          d.dev = required_int(gpu, "dev", false);
+          d.gdr = required_int(gpu, "gdr", true);
+        }
+      }
+      const int64_t local = static_cast<int64_t>((static_cast<uint64_t>(place) << 40) |
+                                                 (static_cast<uint64_t>(id) & ((uint64_t{1} << 40) - 1)));
+      const NodeRef g = create_node(out_.system, kGpu, compose_id(0, local), pci.line);
+      read_gpu(gpu, out_.system.at(g));
+      out_.system.at(g).xml.busid = *pci.attribute("busid");
+      connect_nodes(out_.system, device, g, kLinkLoc, kLocBw);
+      connect_nodes(out_.system, g, device, kLinkLoc, kLocBw);
+      ++place;
+    }
+    return device;
   }
 
   void add_nic(const XmlElement& nic, NodeRef nic_node) {
@@ -265,21 +320,41 @@ class Builder {
     if (pass == LinkPass::kC2c && element.name == "c2c") return add_c2c(element, parent_busid);
     if (pass == LinkPass::kPcilink && element.name == "pcilink") return add_pcilink(element, parent_busid);
     const std::string* busid = element.attribute("busid");
-    for (const auto& child : element.children) walk(child, busid != nullptr ? busid : parent_busid, pass);
+    bool seen_gpu = false;
+    for (const auto& child : element.children) {
+      // NCCL 2.30: only the first <gpu> (rank) of a physical device contributes its <nvlink>s and <c2c>s.
+      const bool later_rank = child.name == "gpu" && seen_gpu && version_.has(NcclChange::kDeviceNodes);
+      seen_gpu = seen_gpu || child.name == "gpu";
+      if (later_rank && pass != LinkPass::kPcilink) continue;
+      walk(child, busid != nullptr ? busid : parent_busid, pass);
+    }
   }
 
+  // The node that owns a GPU's <nvlink>s and <c2c>s: the GPU, or since NCCL 2.30 its DEV.
   NodeRef owner_gpu(const XmlElement& element, const std::string* parent_busid) {
     const std::string busid = parent_busid != nullptr ? *parent_busid : std::string();
     const int64_t id = compose_id(0, bus_id_to_int(busid));
-    const int index = out_.system.index_of(kGpu, id);
+    const bool devices = version_.has(NcclChange::kDeviceNodes);
+    const int type = devices ? kDev : kGpu;
+    const int index = out_.system.index_of(type, id);
     if (index < 0) {
       throw ModelError(element.line,
-                       fmt::format("<{}> of GPU {} which is not in the graph{}; NCCL 2.28.9 stops here (Add NVLink "
-                                   "error : could not find GPU {:x})",
+                       fmt::format("<{}> of GPU {} which is not in the graph{}; NCCL {} stops here (Add NVLink "
+                                   "error : could not find {}{:x})",
                                    element.name, busid,
-                                   rankless_gpus_.count(busid) ? " (its <gpu> has no rank attribute)" : "", id));
+                                   rankless_gpus_.count(busid) ? " (its <gpu> has no rank attribute)" : "",
+                                   version_.modelled.text(), devices ? "DEV for GPU " : "GPU ", id));
     }
-    return {kGpu, index};
+    return {type, index};
+  }
+
+  // Where the diagnosis keeps a GPU's NVLink facts: the GPU itself, or the first GPU on the DEV.
+  NodeRef fact_owner(NodeRef owner) const {
+    if (owner.type != kDev) return owner;
+    for (const Link& link : out_.system.at(owner).links) {
+      if (link.remote.type == kGpu) return link.remote;
+    }
+    return owner;
   }
 
   void add_nvlink(const XmlElement& nvlink, const std::string* parent_busid) {
@@ -294,9 +369,9 @@ class Builder {
     NodeRef remote;
     if (target_type == kGpu) {
       const std::string& target = required(nvlink, "target");
-      const int index = out_.system.index_of(kGpu, compose_id(0, bus_id_to_int(target)));
+      const int index = out_.system.index_of(owner.type, compose_id(0, bus_id_to_int(target)));
       if (index >= 0) {
-        remote = {kGpu, index};
+        remote = {owner.type, index};
       } else {
         out_.notes.push_back(fmt::format(
             "line {}: NVLink to GPU {} which is not in the graph is dropped, as NCCL drops it", nvlink.line, target));
@@ -309,11 +384,11 @@ class Builder {
     const float bw = static_cast<float>(count) * nvlink_bw_per_link(out_.system.at(owner).sm);
     if (remote.valid()) {
       connect_nodes(out_.system, owner, remote, kLinkNvl, bw);
-      if (remote.type != kGpu) connect_nodes(out_.system, remote, owner, kLinkNvl, bw);
-      fact.remote_type = remote.type;
+      if (target_type != kGpu) connect_nodes(out_.system, remote, owner, kLinkNvl, bw);
+      fact.remote_type = remote.type == kDev ? kGpu : remote.type;  // a DEV's id is its first GPU's
       fact.remote_id = out_.system.at(remote).id;
     }
-    record_nvlink(owner, fact, count, remote.valid() ? bw : 0.0f);
+    record_nvlink(fact_owner(owner), fact, count, remote.valid() ? bw : 0.0f);
   }
 
   void record_nvlink(NodeRef owner, NvlinkFact fact, int count, float bw) {

@@ -3,7 +3,7 @@
 namespace linkscope::topo {
 
 namespace {
-constexpr const char* kNodeTypeNames[kNodeTypeCount] = {"GPU", "PCI", "NVS", "CPU", "NIC", "NET"};
+constexpr const char* kNodeTypeNames[kNodeTypeCount] = {"GPU", "PCI", "NVS", "CPU", "NIC", "NET", "DEV"};
 constexpr const char* kPathTypeNames[] = {"LOC", "NVL", "NVB", "C2C", "PIX", "PXB",
                                           "P2C", "PXN", "PHB", "SYS", "NET", "DIS"};
 // Link names share the path table's values; the values no link uses print as "".
@@ -28,6 +28,13 @@ int TopoSystem::index_of(int type, int64_t id) const {
     if (list[i].id == id) return static_cast<int>(i);
   }
   return -1;
+}
+
+NodeRef TopoSystem::device_of(int gpu_index) const {
+  for (const Link& link : nodes[kGpu][gpu_index].links) {
+    if (link.type == kLinkLoc && link.remote.type == kDev) return link.remote;
+  }
+  return {kDev, -1};
 }
 
 std::vector<Link> TopoSystem::hops_of(const Path& path) const {

@@ -15,7 +15,11 @@ inline constexpr int kNvs = 2;
 inline constexpr int kCpu = 3;
 inline constexpr int kNic = 4;
 inline constexpr int kNet = 5;
-inline constexpr int kNodeTypeCount = 6;
+// NCCL 2.30's physical device between a GPU's PCI parent and its GPU (rank) nodes. NCCL numbers it 7 (2.30.3) or
+// 8 (2.30.7) after types linkscope does not model (GIN, RMA); every type NCCL has between NET and DEV has no
+// nodes here, so DEV's place after NET gives NCCL's print order.
+inline constexpr int kDev = 6;
+inline constexpr int kNodeTypeCount = 7;
 
 // Path types: a larger value is a worse path. Link types reuse the value of the path type of the same name.
 inline constexpr int kPathLoc = 0;
@@ -62,7 +66,7 @@ inline constexpr int kMaxLinksPerNode = 576;
 // real hosts have at most a few dozen NUMA nodes.
 inline constexpr int kMaxCpuNodes = 64;
 
-const char* node_type_name(int type);  // "GPU", "PCI", "NVS", "CPU", "NIC", "NET"
+const char* node_type_name(int type);  // "GPU", "PCI", "NVS", "CPU", "NIC", "NET", "DEV"
 const char* path_type_name(int type);  // "LOC" ... "DIS"; "?" outside the table
 const char* link_type_name(int type);  // "LOC", "NVL", "C2C", "PCI", "SYS", "NET"; "" for unused values
 
@@ -118,7 +122,7 @@ struct NvlinkFact {
 struct Node {
   int type = kGpu;
   int64_t id = 0;
-  // GPU
+  // GPU, and DEV (NCCL 2.30: copied from its first <gpu>)
   int dev = kUndefined;
   int rank = kUndefined;
   int sm = 0;
@@ -130,7 +134,7 @@ struct Node {
   int model = kUndefined;
   int numaid = 0;
   std::string affinity;
-  // PCI
+  // PCI and DEV: vendor, device, subsystem vendor and subsystem device ids, 16 bits each
   uint64_t device = 0;
   // NET
   int net_dev = 0;
@@ -157,6 +161,8 @@ struct TopoSystem {
   int count(int type) const { return static_cast<int>(nodes[type].size()); }
   // Index of the FIRST node of `type` with `id` (NCCL's lookup; duplicate ids resolve to the first), -1 if none.
   int index_of(int type, int64_t id) const;
+  // The DEV node a GPU hangs off (its LOC link to a DEV), {kDev, -1} before NCCL 2.30.
+  NodeRef device_of(int gpu_index) const;
   // The hops of a path as links, first hop first.
   std::vector<Link> hops_of(const Path& path) const;
 };

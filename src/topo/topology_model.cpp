@@ -131,7 +131,13 @@ void compute_model(TopologyModel& model, const std::string& xml_text, const Envi
   model.gdr_level = model.params.gdr_level.value_or(default_gdr_level(model.params, model.version));
 
   TopoSystem& system = model.system;
-  compute_bfs_paths(system, model.params.nvb_disable != 0);
+  BfsRules rules;
+  rules.nvb_disable = model.params.nvb_disable != 0;
+  rules.device_nodes = model.version.has(NcclChange::kDeviceNodes);
+  rules.type_first = model.version.has(NcclChange::kBfsTypeFirst);
+  rules.nccl_version = model.version.modelled.text();
+  rules.nccl_dev_type = model.version.modelled < NcclVersion{2, 30, 7} ? 7 : 8;  // 2.30.7 adds RMA before DEV
+  compute_bfs_paths(system, rules);
   for (int g = 0; g < system.count(kGpu); ++g) {
     std::vector<Path> row;
     for (int h = 0; h < system.count(kGpu); ++h) row.push_back(path_between(system, {kGpu, g}, {kGpu, h}));

@@ -122,7 +122,8 @@ model::TopoNode node_of(const TopoSystem& system, NodeRef ref) {
       if (vendor_name(node.vendor) != nullptr) out.vendor_name = vendor_name(node.vendor);
       out.affinity = valid_utf8(node.affinity);
       break;
-    case kPci: out.device = format_hex(node.device); break;
+    case kPci:
+    case kDev: out.device = format_hex(node.device); break;
     case kNet:
       out.dev = node.net_dev;
       out.name = valid_utf8(node.net_name);

@@ -44,9 +44,10 @@ bool is_run_time_line(const std::string& line) {
          line.rfind("ENV/Plugin: ", 0) == 0 || line.rfind("ncclOsDlopen(libnccl-env.so) failed", 0) == 0;
 }
 
-// NCCL's error trace ("src/graph/search.cc:484 -> 3"): where its code returned, not part of the model.
+// NCCL's error trace ("src/graph/search.cc:484 -> 3"; from 2.30.7 "src/graph/search.cc:515 (ncclTopoSelectNets) -> 3"):
+// where its code returned, not part of the model.
 bool is_return_trace(const std::string& line) {
-  static const std::regex kTrace(R"(src/\S+:\d+ -> \d+)");
+  static const std::regex kTrace(R"(src/\S+:\d+( \(\w+\))? -> \d+)");
   return std::regex_match(line, kTrace);
 }
 
