@@ -86,8 +86,12 @@ TEST(Nccl230, NvlinkRelayGoesThroughTheMiddleDevice) {
   const auto model = load_as(xml, {2, 30, 3});
   EXPECT_EQ(entry(path_between(model.system, {kGpu, 0}, {kGpu, 2})), "(4/40.0/NVB)");
   for (const auto& decision : model.p2p) {
-    if (decision.src_rank == 0 && decision.dst_rank == 2) EXPECT_EQ(decision.check.intermediate_rank, 1);
-    if (decision.src_rank == 0 && decision.dst_rank == 1) EXPECT_EQ(decision.check.intermediate_rank, -1);
+    if (decision.src_rank == 0 && decision.dst_rank == 2) {
+      EXPECT_EQ(decision.check.intermediate_rank, 1);
+    }
+    if (decision.src_rank == 0 && decision.dst_rank == 1) {
+      EXPECT_EQ(decision.check.intermediate_rank, -1);
+    }
   }
   const auto no_nvb = load_topology_string(xml, "t.xml", Environment::from_map({{"NCCL_NVB_DISABLE", "1"}}),
                                            model_version_for({2, 30, 3}));
