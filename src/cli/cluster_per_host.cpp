@@ -10,6 +10,7 @@
 #include "core/environment.hpp"
 #include "core/error.hpp"
 #include "core/subprocess.hpp"
+#include "core/terminal_text.hpp"
 #include "platform/mpi_session.hpp"
 #include "runtime/launch_environment.hpp"
 
@@ -69,7 +70,7 @@ std::optional<int> run_on_every_host(const std::vector<std::string>& argv) {
       const int exit_code = result["exit_code"].get<int>();
       if (code == 0 && exit_code != 0) code = exit_code < 0 ? to_int(ExitCode::kTimeout) : exit_code;
       const std::string err = result["err"].get<std::string>();
-      std::fputs(prefixed(err, host.name).c_str(), stderr);
+      std::fputs(visible_controls(prefixed(err, host.name)).c_str(), stderr);
       if (as_json) {
         json run = nullptr;
         try {
@@ -78,8 +79,10 @@ std::optional<int> run_on_every_host(const std::vector<std::string>& argv) {
         }
         hosts.push_back({{"host", host.name}, {"ranks", host.ranks}, {"exit_code", exit_code}, {"run", run}});
       } else {
-        std::printf("%s== %s (%s, measured by rank %d): exit %d ==\n%s", i == 0 ? "" : "\n", host.name.c_str(),
-                    cluster::rank_list(host.ranks).c_str(), host.leader, exit_code, result["out"].get<std::string>().c_str());
+        const std::string text =
+            fmt::format("{}== {} ({}, measured by rank {}): exit {} ==\n{}", i == 0 ? "" : "\n", visible_field(host.name),
+                        cluster::rank_list(host.ranks), host.leader, exit_code, result["out"].get<std::string>());
+        std::fputs(visible_controls(text).c_str(), stdout);
       }
     }
     if (as_json) std::printf("%s\n", json({{"hosts", hosts}}).dump(2).c_str());

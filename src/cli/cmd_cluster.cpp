@@ -20,6 +20,7 @@
 #include "core/seconds.hpp"
 #include "core/size.hpp"
 #include "core/sweep.hpp"
+#include "core/terminal_text.hpp"
 #include "discover/live_system.hpp"
 #include "model/run.hpp"
 #include "model/run_file.hpp"
@@ -85,10 +86,10 @@ int run_cluster(const ClusterOptions& options) {
     const cluster::Roster& roster = session.roster();
     if (roster.hosts.size() < 2) {  // every rank sees the same roster: all stop here
       if (session.is_root()) {
-        std::fprintf(stderr,
-                     "linkscope: error: linkscope cluster needs ranks on two hosts or more; all %d ranks run on %s "
-                     "(to test one machine as several hosts, set %s=1 for every rank: docs/multi-node.md)\n",
-                     roster.world_size, roster.hosts.front().name.c_str(), cluster::kHostPerRankVariable);
+        print_stderr_line(fmt::format(
+            "linkscope: error: linkscope cluster needs ranks on two hosts or more; all {} ranks run on {} "
+            "(to test one machine as several hosts, set {}=1 for every rank: docs/multi-node.md)",
+            roster.world_size, roster.hosts.front().name, cluster::kHostPerRankVariable));
         return to_int(ExitCode::kUsage);
       }
       return 0;
@@ -115,16 +116,16 @@ int run_cluster(const ClusterOptions& options) {
     if (options.format == "json") {
       std::fputs(model::run_text(run).c_str(), stdout);
     } else {
-      fmt::print("linkscope cluster: {} host(s), {} rank(s) under MPI ({})\n\n", roster.hosts.size(), roster.world_size,
-                 launch.launcher);
-      fmt::print("{}\n{}", report::render_hosts_text(run), report::render_cross_host_text(run));
+      write_text_stdout(fmt::format("linkscope cluster: {} host(s), {} rank(s) under MPI ({})\n\n{}\n{}",
+                                    roster.hosts.size(), roster.world_size, launch.launcher,
+                                    report::render_hosts_text(run), report::render_cross_host_text(run)));
     }
     std::fflush(stdout);
     if (!options.output_file.empty()) model::write_run_file(options.output_file, run);
     if (cross->pairs.empty()) {
       std::string why;
       for (const auto& note : cross->notes) why += (why.empty() ? "" : "; ") + note;
-      std::fprintf(stderr, "linkscope: error: no pair of hosts could be measured: %s\n", why.c_str());
+      print_stderr_line("linkscope: error: no pair of hosts could be measured: " + why);
       return to_int(ExitCode::kDevice);
     }
     return cluster::cross_host_exit_code(*cross);

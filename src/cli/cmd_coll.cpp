@@ -14,6 +14,7 @@
 #include "cli/command.hpp"
 #include "core/error.hpp"
 #include "core/file_io.hpp"
+#include "core/terminal_text.hpp"
 #include "measure/collective_run.hpp"
 #include "measure/devapi_gate.hpp"
 #include "model/run.hpp"
@@ -124,8 +125,8 @@ int run_coll_processes(const CollState& state, CollProcesses& processes, const c
   const bool bandwidth_failed = out.print_nccl_tests_footer(result.series, processes.env, result.memory);
   if (!printer) {
     if (mpi_failed) {
-      std::fprintf(stderr, "linkscope: error (rank %d on %s): timed out; ending the MPI job\n", processes.mpi->rank(),
-                   processes.mpi->host().c_str());
+      print_stderr_line(fmt::format("linkscope: error (rank {} on {}): timed out; ending the MPI job",
+                                    processes.mpi->rank(), processes.mpi->host()));
       processes.capture->remove_files();
       processes.mpi->abort_job(to_int(ExitCode::kTimeout));
     }
@@ -140,8 +141,8 @@ int run_coll_processes(const CollState& state, CollProcesses& processes, const c
   for (const auto& s : result.series) {
     for (const auto& p : s.points) {
       if (p.status == "timeout") {
-        std::fprintf(stderr, "linkscope: error: %s %llu B timed out: %s\n", std::string(coll::op_name(s.op)).c_str(),
-                     static_cast<unsigned long long>(p.requested_bytes), p.reason.value_or("").c_str());
+        print_stderr_line(fmt::format("linkscope: error: {} {} B timed out: {}", coll::op_name(s.op), p.requested_bytes,
+                                      p.reason.value_or("")));
       }
     }
   }
@@ -191,8 +192,8 @@ int run_coll(CollState& state) {
   } catch (const Error& e) {
     if (!processes.mpi) throw;
     // Under MPI one failing process would leave the others waiting in a collective: end the whole job.
-    std::fprintf(stderr, "linkscope: error (rank %d on %s): %s\n", processes.mpi->rank(), processes.mpi->host().c_str(),
-                 e.what());
+    print_stderr_line(fmt::format("linkscope: error (rank {} on {}): {}", processes.mpi->rank(), processes.mpi->host(),
+                                  e.what()));
     processes.capture->remove_files();
     processes.mpi->abort_job(to_int(e.code()));
   }

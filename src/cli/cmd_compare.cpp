@@ -1,11 +1,12 @@
 // linkscope compare: what changed between two saved runs beyond noise; exit 6 when something got worse beyond
-// the threshold (a cluster acceptance gate).
+// the threshold, or when the new run lacks numbers the base run has (a cluster acceptance gate).
 #include <cstdio>
 #include <memory>
 
 #include "cli/command.hpp"
 #include "core/error.hpp"
 #include "core/file_io.hpp"
+#include "core/terminal_text.hpp"
 #include "diagnose/diagnose.hpp"
 #include "model/run_file.hpp"
 #include "report/compare_runs.hpp"
@@ -30,10 +31,12 @@ int run_compare(const CompareOptions& options) {
   report::Comparison comparison = report::compare_runs(base, current, threshold);
   if (comparison.base_label.empty()) comparison.base_label = options.base_path;
   if (comparison.current_label.empty()) comparison.current_label = options.new_path;
-  const std::string text = options.format == "json" ? report::comparison_to_json(comparison).dump(2) + "\n"
-                                                    : report::render_comparison_text(comparison);
-  write_stdout(text);
-  return comparison.regressed() ? to_int(ExitCode::kThreshold) : 0;
+  if (options.format == "json") {
+    write_stdout(report::comparison_to_json(comparison).dump(2) + "\n");
+  } else {
+    write_text_stdout(report::render_comparison_text(comparison));
+  }
+  return comparison.failed() ? to_int(ExitCode::kThreshold) : 0;
 }
 
 Command add_compare_command(CLI::App& parent, const std::vector<std::string>& /*argv*/) {

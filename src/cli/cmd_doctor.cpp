@@ -15,6 +15,7 @@
 #include "core/seconds.hpp"
 #include "diagnose/diagnose.hpp"
 #include "core/file_io.hpp"
+#include "core/terminal_text.hpp"
 #include "model/run_file.hpp"
 #include "report/report_render.hpp"
 #include "report/summary_text.hpp"
@@ -72,7 +73,7 @@ void write_checkpoint(const std::string& directory, const model::Run& run) {
   try {
     model::write_run_file((std::filesystem::path(directory) / "run.json").string(), run);
   } catch (const Error& e) {
-    std::fprintf(stderr, "linkscope doctor: warning: could not save the run so far: %s\n", e.what());
+    print_stderr_line(std::string("linkscope doctor: warning: could not save the run so far: ") + e.what());
   }
 }
 
@@ -147,9 +148,13 @@ int run_doctor(const DoctorOptions& options) {
   }
   const auto written = report::write_report_directory(options.output_dir, run, inputs);
   // The summary first: when standard output cannot be written, the error is the only line on stderr.
-  write_stdout(options.format == "json" ? model::run_text(run) : report::render_summary_text(run));
-  std::fprintf(stderr, "linkscope doctor: diagnosed %s; wrote %zu files to %s (open %s/report.html)\n",
-               source.c_str(), written.size(), options.output_dir.c_str(), options.output_dir.c_str());
+  if (options.format == "json") {
+    write_stdout(model::run_text(run));
+  } else {
+    write_text_stdout(report::render_summary_text(run));
+  }
+  print_stderr_line(fmt::format("linkscope doctor: diagnosed {}; wrote {} files to {} (open {}/report.html)", source,
+                                written.size(), options.output_dir, options.output_dir));
   return doctor_exit_code(run, options.fail_on);
 }
 

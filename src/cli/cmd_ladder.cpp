@@ -14,6 +14,7 @@
 #include "core/error.hpp"
 #include "core/file_io.hpp"
 #include "core/subprocess.hpp"
+#include "core/terminal_text.hpp"
 #include "plan/collective_options.hpp"
 #include "model/collectives.hpp"
 #include "platform/cuda_resources.hpp"
@@ -150,7 +151,7 @@ int run_ladder(LadderState& s) {
     if (!s.options.quiet) {
       std::string env_text;
       for (const auto& [name, value] : layer.env) env_text += fmt::format(" {}={}", name, value);
-      std::fprintf(stderr, "linkscope: ladder layer %s%s ...\n", layer.name.c_str(), env_text.c_str());
+      print_stderr_line(fmt::format("linkscope: ladder layer {}{} ...", layer.name, env_text));
     }
     ChildRun child = run_layer(s, gpus, layer);
     if (child.series) {
@@ -190,7 +191,7 @@ int run_ladder(LadderState& s) {
   if (s.format == "json") {
     write_stdout(model::run_text(doc));
   } else {
-    write_stdout(report::render_ladder_table(ladder));
+    write_text_stdout(report::render_ladder_table(ladder));
     if (!system.present) {
       write_stdout("# peaks need hardware facts: pass --system FILE (a Run document with a `system` section)\n");
     }

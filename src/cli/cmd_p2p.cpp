@@ -11,6 +11,7 @@
 #include "core/file_io.hpp"
 #include "core/size.hpp"
 #include "core/sweep.hpp"
+#include "core/terminal_text.hpp"
 #include "discover/cpu_list.hpp"
 #include "measure/p2p_engine.hpp"
 #include "plan/nvbandwidth_testcases.hpp"
@@ -110,7 +111,7 @@ void apply_testcase_options(const P2pOptions& o, const CLI::App& app, plan::P2pR
 
 int run_p2p_command(const P2pOptions& o, const CLI::App& app, const std::vector<std::string>& argv) {
   if (o.list_testcases) {
-    write_stdout(plan::list_testcases_text());
+    write_text_stdout(plan::list_testcases_text());
     return to_int(ExitCode::kOk);
   }
   if (const auto code = run_on_every_host(argv)) return *code;  // under mpirun/srun: once per host
@@ -166,7 +167,7 @@ int run_p2p_command(const P2pOptions& o, const CLI::App& app, const std::vector<
   }
   request.pairs = pairs;
 
-  const auto progress = [](const std::string& line) { std::fprintf(stderr, "%s\n", line.c_str()); };
+  const auto progress = [](const std::string& line) { print_stderr_line(line); };
   for (const auto& note : notes) progress("note: " + note);
   model::P2pResults results = measure::run_p2p(request, progress);
   results.notes.insert(results.notes.begin(), notes.begin(), notes.end());
@@ -199,7 +200,11 @@ int run_p2p_command(const P2pOptions& o, const CLI::App& app, const std::vector<
   if (!o.common.output.empty()) model::write_run_file(o.common.output, run);
   const std::string text = request.testcases.empty() ? report::render_p2p_text(results)
                                                      : report::render_testcases_text(results.testcases);
-  write_stdout(o.common.format == "json" ? model::run_text(run) : text);
+  if (o.common.format == "json") {
+    write_stdout(model::run_text(run));
+  } else {
+    write_text_stdout(text);
+  }
   return exit_code_for(model::total_wrong(results) > 0, model::any_status(results, model::PointStatus::kTimeout),
                        model::any_status(results, model::PointStatus::kError));
 }

@@ -11,6 +11,7 @@
 #include "core/error.hpp"
 #include "core/file_io.hpp"
 #include "core/size.hpp"
+#include "core/terminal_text.hpp"
 #include "discover/cpu_list.hpp"
 #include "measure/numa_sweep.hpp"
 #include "plan/p2p_options.hpp"
@@ -92,7 +93,7 @@ int run_patterns_command(const PatternsOptions& o, bool preset_given, const std:
     request.plans.push_back(custom);
   }
 
-  const auto progress = [](const std::string& line) { std::fprintf(stderr, "%s\n", line.c_str()); };
+  const auto progress = [](const std::string& line) { print_stderr_line(line); };
   const model::PatternRun result = measure::run_pattern_set(request, o.numa_sweep, progress);
 
   model::Run run = model::make_run("patterns", argv);
@@ -108,7 +109,11 @@ int run_patterns_command(const PatternsOptions& o, bool preset_given, const std:
     }
   }
   if (!o.common.output.empty()) model::write_run_file(o.common.output, run);
-  write_stdout(o.common.format == "json" ? model::run_text(run) : report::render_patterns_text(result));
+  if (o.common.format == "json") {
+    write_stdout(model::run_text(run));
+  } else {
+    write_text_stdout(report::render_patterns_text(result));
+  }
   if (model::total_wrong(result.patterns) > 0) return to_int(ExitCode::kWrongResults);
   if (timeout) return to_int(ExitCode::kTimeout);
   if (error) return to_int(ExitCode::kDevice);

@@ -4,9 +4,12 @@
 #include <memory>
 #include <optional>
 
+#include <fmt/format.h>
+
 #include "cli/command.hpp"
 #include "core/error.hpp"
 #include "core/file_io.hpp"
+#include "core/terminal_text.hpp"
 #include "diagnose/diagnose.hpp"
 #include "model/run_file.hpp"
 #include "report/report_render.hpp"
@@ -37,7 +40,7 @@ int run_report(const ReportOptions& options) {
   }
   if (names_directory(options.output) && !options.format) {
     const auto written = report::write_report_directory(options.output, run, inputs);
-    std::fprintf(stderr, "linkscope report: wrote %zu files to %s\n", written.size(), options.output.c_str());
+    print_stderr_line(fmt::format("linkscope report: wrote {} files to {}", written.size(), options.output));
     return 0;
   }
   const auto format = report::parse_report_format(options.format.value_or("html"));
@@ -47,7 +50,7 @@ int run_report(const ReportOptions& options) {
     path = (std::filesystem::path(path) / report::report_file_name(format)).string();
   }
   write_file_atomically(path, report::render_report(run, format), inputs);
-  std::fprintf(stderr, "linkscope report: wrote %s\n", path.c_str());
+  print_stderr_line("linkscope report: wrote " + path);
   return 0;
 }
 

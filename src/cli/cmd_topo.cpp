@@ -14,6 +14,7 @@
 #include "core/error.hpp"
 #include "core/seconds.hpp"
 #include "core/file_io.hpp"
+#include "core/terminal_text.hpp"
 #include "model/run_file.hpp"
 #include "platform/mpi_session.hpp"
 #include "plan/collective_spec.hpp"
@@ -85,7 +86,11 @@ int run_topo_offline(const TopoOptions& options, const std::vector<std::string>&
   } else {
     output = topo::render_topology_text(model);
   }
-  write_stdout(output);
+  if (!options.predict && options.format == "json") {
+    write_stdout(output);
+  } else {
+    write_text_stdout(output);
+  }
   return 0;
 }
 

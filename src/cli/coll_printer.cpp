@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "core/size.hpp"
+#include "core/terminal_text.hpp"
 #include "plan/collective_run_plan.hpp"
 #include "platform/nccl_version.hpp"
 #include "report/collective_text.hpp"
@@ -51,7 +52,10 @@ report::NcclTestsPreamble nccl_tests_preamble(const coll::CollOptions& options, 
   return p;
 }
 
-void note(const std::string& text) { std::fprintf(stderr, "linkscope: note: %s\n", text.c_str()); }
+void note(const std::string& text) { print_stderr_line("linkscope: note: " + text); }
+
+// Every line of the text and nccl-tests formats: GPU and host names and NCCL's error texts are shown, not obeyed.
+void print(const std::string& text) { std::fputs(visible_controls(text).c_str(), stdout); }
 
 }  // namespace
 
@@ -80,9 +84,8 @@ void CollPrinter::on_started(const std::vector<model::DeviceRecord>& devices) {
   if (!plan.json_file.empty()) open_json_file(plan.json_file);
   const report::NcclTestsPreamble preamble = nccl_tests_preamble(options_, setup_, devices);
   json_.preamble = preamble;
-  std::fputs(report::render_nccl_tests_preamble(preamble).c_str(), stdout);
-  std::fputs(report::render_nccl_tests_header({plan.report_cputime, plan.per_iteration_timing, plan.timestamps}).c_str(),
-             stdout);
+  print(report::render_nccl_tests_preamble(preamble));
+  print(report::render_nccl_tests_header({plan.report_cputime, plan.per_iteration_timing, plan.timestamps}));
 }
 
 void CollPrinter::open_json_file(const std::string& requested) {
@@ -93,10 +96,10 @@ void CollPrinter::open_json_file(const std::string& requested) {
   });
   json_file_ = std::fopen(path.c_str(), "wx");
   if (json_file_ == nullptr) {
-    std::printf("# skipping json output; %s not accessible\n", path.c_str());
+    print(fmt::format("# skipping json output; {} not accessible\n", visible_field(path)));
     return;
   }
-  std::printf("# Writing JSON output to %s\n", path.c_str());
+  print(fmt::format("# Writing JSON output to {}\n", visible_field(path)));
   json_.start_time = report::nccl_tests_now();
   json_.args = args_;
   for (char** e = environ; e != nullptr && *e != nullptr; ++e) json_.env.emplace_back(*e);
@@ -110,9 +113,9 @@ void CollPrinter::on_size(const model::CollectiveSeries& series, const std::vect
   if (format_ == OutputFormat::kText) {
     if (series.points.size() == points.size()) {  // the first size of a series
       if (series_printed_++ > 0) std::fputs("#\n", stdout);
-      std::fputs(report::render_collective_header(series, sampling_).c_str(), stdout);
+      print(report::render_collective_header(series, sampling_));
     }
-    for (const auto& p : points) std::fputs(report::render_collective_row(p).c_str(), stdout);
+    for (const auto& p : points) print(report::render_collective_row(p));
   } else if (format_ == OutputFormat::kNcclTests) {
     print_nccl_tests_row(series, points);
   } else if (!options_.quiet) {
@@ -132,8 +135,8 @@ void CollPrinter::print_nccl_tests_row(const model::CollectiveSeries& s, const s
   for (const auto& p : points) (p.in_place ? in : out) = &p;
   for (const auto* p : {out, in}) {
     if (p != nullptr && !p->time) {
-      std::printf("# %llu B %s: %s: %s\n", static_cast<unsigned long long>(p->bytes),
-                  p->in_place ? "in-place" : "out-of-place", p->status.c_str(), p->reason.value_or("").c_str());
+      print(fmt::format("# {} B {}: {}: {}\n", p->bytes, p->in_place ? "in-place" : "out-of-place", p->status,
+                        visible_field(p->reason.value_or(""))));
       return;
     }
   }
@@ -168,7 +171,7 @@ void CollPrinter::print_nccl_tests_row(const model::CollectiveSeries& s, const s
   row.out_of_place = cell(*out);
   row.in_place = cell(*in);
   if (setup_.plan.timestamps) row.timestamp = report::nccl_tests_now();
-  std::fputs(report::render_nccl_tests_row(row).c_str(), stdout);
+  print(report::render_nccl_tests_row(row));
   if (json_file_ != nullptr) json_.rows.push_back(std::move(row));
 }
 
@@ -190,7 +193,7 @@ bool CollPrinter::print_nccl_tests_footer(const std::vector<model::CollectiveSer
   if (setup_.plan.memory_report && memory) {
     footer.memory = report::NcclTestsFooter::Memory{memory->initialization, memory->user_allocated, memory->collective};
   }
-  std::fputs(report::render_nccl_tests_footer(footer).c_str(), stdout);
+  print(report::render_nccl_tests_footer(footer));
   if (json_file_ != nullptr) {
     json_.cputime = setup_.plan.report_cputime;
     json_.footer = footer;
@@ -208,8 +211,7 @@ bool CollPrinter::print_nccl_tests_footer(const std::vector<model::CollectiveSer
 void CollPrinter::print_text_footer(const model::Run& run) {
   if (!enabled_ || format_ != OutputFormat::kText) return;
   // The footer `linkscope report` prints for the saved run.
-  std::fputs(report::render_collective_footer(*run.measurements.collectives, report::collective_summary(run)).c_str(),
-             stdout);
+  print(report::render_collective_footer(*run.measurements.collectives, report::collective_summary(run)));
 }
 
 model::CollSampling coll_sampling_of(const coll::CollPlan& plan) {

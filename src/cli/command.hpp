@@ -22,6 +22,11 @@ inline CLI::Validator non_empty_path() {
                         "", "non-empty path");
 }
 
+// Gives every integer option of `app` and its subcommands its range: a number that does not fit (`-n 99999999999`)
+// or is no number is a usage error stating the range, where CLI11 alone says only "Could not convert". Every
+// integer option of linkscope is an `int`; a wider one would need its own range here.
+void bound_integer_options(CLI::App& app);
+
 // Adds a subcommand to `parent` and returns it. `argv` is the whole command line (for Run documents).
 using CommandFactory = Command (*)(CLI::App& parent, const std::vector<std::string>& argv);
 

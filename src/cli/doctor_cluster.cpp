@@ -20,6 +20,7 @@
 #include "core/error.hpp"
 #include "core/size.hpp"
 #include "core/sweep.hpp"
+#include "core/terminal_text.hpp"
 #include "diagnose/diagnose.hpp"
 #include "discover/live_system.hpp"
 #include "model/json_read.hpp"
@@ -174,15 +175,16 @@ int run_doctor_cluster(const DoctorOptions& options) {
       if (host_runs[i]) host_files.push_back({host_file(hosts->hosts[i].name), model::run_text(*host_runs[i])});
     }
     const auto written = report::write_report_directory(options.output_dir, run, {}, host_files);
-    std::fprintf(stderr, "linkscope doctor: diagnosed %zu host(s); wrote %zu files to %s (open %s/report.html)\n",
-                 roster.hosts.size(), written.size(), options.output_dir.c_str(), options.output_dir.c_str());
-    const std::string output = options.format == "json" ? report::render_json(run) : report::render_summary_text(run);
+    print_stderr_line(fmt::format("linkscope doctor: diagnosed {} host(s); wrote {} files to {} (open {}/report.html)",
+                                  roster.hosts.size(), written.size(), options.output_dir, options.output_dir));
+    const std::string output =
+        options.format == "json" ? report::render_json(run) : visible_controls(report::render_summary_text(run));
     std::fwrite(output.data(), 1, output.size(), stdout);
     std::fflush(stdout);
     if (!unexamined.empty()) {
       std::string message;
       for (const auto& line : unexamined) message += (message.empty() ? "" : "; ") + line;
-      std::fprintf(stderr, "linkscope: error: not every host could be examined: %s\n", message.c_str());
+      print_stderr_line("linkscope: error: not every host could be examined: " + message);
       return to_int(ExitCode::kDevice);
     }
     return doctor_exit_code(run, options.fail_on);

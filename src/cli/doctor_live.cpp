@@ -20,6 +20,7 @@
 #include "core/error.hpp"
 #include "core/file_io.hpp"
 #include "core/subprocess.hpp"
+#include "core/terminal_text.hpp"
 #include "diagnose/hypotheses.hpp"
 #include "discover/live_discovery.hpp"
 #include "discover/live_model_check.hpp"
@@ -154,7 +155,7 @@ class StepRunner {
   void skip(const std::string& step, const std::string& why) {
     ++index_;
     if (stopped()) return;
-    std::fprintf(stderr, "linkscope doctor: [%d/%d] %s skipped: %s\n", index_, total_, step.c_str(), why.c_str());
+    print_stderr_line(fmt::format("linkscope doctor: [{}/{}] {} skipped: {}", index_, total_, step, why));
     run_.config.skipped.push_back({step, why});
   }
 
@@ -227,7 +228,7 @@ std::unique_ptr<discover::TelemetrySampler> start_telemetry(const model::Run& ru
   const std::string mode = setting != nullptr ? setting : "";
   double hz = 10;
   if (mode == "off" || mode == "0") {
-    std::fprintf(stderr, "linkscope doctor: telemetry off (LINKSCOPE_TELEMETRY=%s)\n", mode.c_str());
+    print_stderr_line("linkscope doctor: telemetry off (LINKSCOPE_TELEMETRY=" + mode + ")");
     return nullptr;
   }
   if (!mode.empty() && mode != "on") {

@@ -9,6 +9,7 @@
 #include "cli/command.hpp"
 #include "core/error.hpp"
 #include "core/long_numbers.hpp"
+#include "core/terminal_text.hpp"
 #include "linkscope/version.hpp"
 #include "plan/nccl_tests_personality.hpp"
 
@@ -32,6 +33,7 @@ int run_cli(int argc, char** argv) {
   for (const auto& registered : linkscope::cli::registered_commands()) {
     commands.push_back(registered.factory(app, arguments));
   }
+  linkscope::cli::bound_integer_options(app);
 
   try {
     app.parse(static_cast<int>(parse_argv.size()), parse_argv.data());
@@ -42,8 +44,8 @@ int run_cli(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    const std::string what = linkscope::clip_long_numbers(e.what());
-    std::fprintf(stderr, "linkscope: error: %s (see linkscope --help)\n", what.c_str());
+    linkscope::print_stderr_line(
+        fmt::format("linkscope: error: {} (see linkscope --help)", linkscope::clip_long_numbers(e.what())));
     return to_int(ExitCode::kUsage);
   }
   for (const auto& command : commands) {
@@ -59,10 +61,10 @@ int main(int argc, char** argv) {
   try {
     return run_cli(argc, argv);
   } catch (const linkscope::Error& e) {
-    std::fprintf(stderr, "linkscope: error: %s\n", linkscope::clip_long_numbers(e.what()).c_str());
+    linkscope::print_stderr_line("linkscope: error: " + linkscope::clip_long_numbers(e.what()));
     return to_int(e.code());
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "linkscope: internal error: %s\n", e.what());
+    linkscope::print_stderr_line(std::string("linkscope: internal error: ") + e.what());
     return to_int(ExitCode::kInternal);
   }
 }

@@ -9,6 +9,7 @@
 #include "cluster/job_session.hpp"
 #include "core/error.hpp"
 #include "core/file_io.hpp"
+#include "core/terminal_text.hpp"
 #include "discover/live_system.hpp"
 #include "model/run.hpp"
 #include "model/run_file.hpp"
@@ -75,18 +76,18 @@ int run_topo_cluster(const TopoLiveOptions& options, const std::vector<std::stri
       write_stdout(model::run_text(run));
     } else if (options.format == "nccl-log") {
       if (!mine || !mine->check.ours) {
-        std::fprintf(stderr, "linkscope: error: %s: no NCCL model of this host\n", session.my_host().name.c_str());
+        print_stderr_line("linkscope: error: " + session.my_host().name + ": no NCCL model of this host");
         return to_int(ExitCode::kDevice);
       }
-      write_stdout(mine->check.ours->nccl_log);
+      write_text_stdout(mine->check.ours->nccl_log);
     } else {
       // The same text `linkscope report` prints for this run.
-      write_stdout(report::render_topo_text(run));
+      write_text_stdout(report::render_topo_text(run));
     }
     if (unavailable.empty()) return 0;
     std::string message;
     for (const auto& line : unavailable) message += (message.empty() ? "" : "; ") + line;
-    std::fprintf(stderr, "linkscope: error: %s\n", message.c_str());
+    print_stderr_line("linkscope: error: " + message);
     return to_int(ExitCode::kDevice);
   };
   return cluster::run_cluster_command(argv, options.mpi_timeout_seconds, nullptr, body);

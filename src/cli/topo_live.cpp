@@ -9,6 +9,7 @@
 #include "core/environment.hpp"
 #include "core/error.hpp"
 #include "core/file_io.hpp"
+#include "core/terminal_text.hpp"
 #include "discover/live_discovery.hpp"
 #include "discover/live_system.hpp"
 #include "discover/live_model_check.hpp"
@@ -66,9 +67,9 @@ int run_topo_live(const TopoLiveOptions& options, const std::vector<std::string>
     write_stdout(model::run_text(run));
   } else if (options.format == "nccl-log") {
     if (!result.check.ours) throw DeviceError(result.unavailable.empty() ? result.check.reason : result.unavailable);
-    write_stdout(result.check.ours->nccl_log);
+    write_text_stdout(result.check.ours->nccl_log);
   } else {
-    write_stdout(report::render_topo_text(run));
+    write_text_stdout(report::render_topo_text(run));
   }
   if (!result.unavailable.empty()) throw DeviceError(result.unavailable);
   return 0;

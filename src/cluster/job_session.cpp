@@ -12,6 +12,7 @@
 #include "core/stamp.hpp"
 #include "core/environment.hpp"
 #include "core/error.hpp"
+#include "core/terminal_text.hpp"
 #include "linkscope/version.hpp"
 #include "model/run.hpp"
 #include "platform/nccl_version.hpp"
@@ -137,7 +138,7 @@ namespace {
 
 // Ends the job from this rank: no other rank is left waiting for it.
 [[noreturn]] void end_job(platform::MpiSession& mpi, const std::string& what, int code) {
-  std::fprintf(stderr, "linkscope: error (%s): %s; ending the MPI job\n", mpi.rank_label(mpi.rank()).c_str(), what.c_str());
+  print_stderr_line(fmt::format("linkscope: error ({}): {}; ending the MPI job", mpi.rank_label(mpi.rank()), what));
   std::fflush(stderr);
   mpi.abort_job(code);
 }
@@ -164,7 +165,7 @@ int run_cluster_command(const std::vector<std::string>& argv, double timeout_s,
     // and carries the exit code; the others exit 0, so that the launcher does not end the job (and rank 0's
     // message with it) when they finish first.
     const bool root = mpi->rank() == 0;
-    if (root) std::fprintf(stderr, "linkscope: error: %s\n", refused.what());
+    if (root) print_stderr_line(std::string("linkscope: error: ") + refused.what());
     std::fflush(stderr);
     mpi.reset();
     return root ? to_int(refused.code()) : 0;

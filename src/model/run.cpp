@@ -1,5 +1,7 @@
 #include "model/run.hpp"
 
+#include <regex>
+
 #include <fmt/format.h>
 
 #include "core/error.hpp"
@@ -9,6 +11,11 @@
 namespace linkscope::model {
 
 using nlohmann::json;
+
+namespace {
+// How much of a malformed schema_version an error quotes.
+constexpr std::size_t kShownVersionChars = 40;
+}  // namespace
 
 void Run::record_error(const std::string& where, const std::string& message) { errors.push_back({where, message}); }
 
@@ -61,16 +68,20 @@ json to_json(const Run& run) {
 Run run_from_json(const json& document, const std::string& source) {
   if (!document.is_object()) throw InputError(source, 0, "not a linkscope run document (expected a JSON object)");
   const auto version = document.find("schema_version");
-  if (version == document.end() || !version->is_string()) {
-    throw InputError(source, 0, "not a linkscope run document (no schema_version)");
+  if (version == document.end()) throw InputError(source, 0, "not a linkscope run document (no schema_version)");
+  // Exactly "MAJOR.MINOR": "1.3.1", " 1.3", "1.3x" or a number would otherwise read as some major version.
+  static const std::regex kVersionForm("(0|[1-9][0-9]{0,8})\\.(0|[1-9][0-9]{0,8})");
+  const bool well_formed = version->is_string() && version->get_ref<const std::string&>().size() <= 19 &&
+                          std::regex_match(version->get_ref<const std::string&>(), kVersionForm);
+  if (!well_formed) {
+    const std::string found = version->dump();  // JSON spelling: quotes, and escapes for any control character
+    throw InputError(source, 0,
+                     fmt::format("schema_version: expected a string \"MAJOR.MINOR\" such as \"{}.{}\", found {}",
+                                 kRunSchemaMajor, kRunSchemaMinor,
+                                 found.size() <= kShownVersionChars ? found : found.substr(0, kShownVersionChars) + "..."));
   }
   const std::string text = version->get<std::string>();
-  int major = -1;
-  try {
-    major = std::stoi(text);
-  } catch (const std::exception&) {
-    major = -1;
-  }
+  const int major = std::stoi(text);
   if (major != kRunSchemaMajor) {
     throw InputError(source, 0,
                      fmt::format("schema_version {} is not supported (this linkscope reads {}.x)", text, kRunSchemaMajor));

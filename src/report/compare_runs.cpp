@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "core/error.hpp"
+#include "core/terminal_text.hpp"
 #include "core/text.hpp"
 #include "model/host_copy_kind.hpp"
 #include "diagnose/evidence.hpp"
@@ -36,6 +37,9 @@ struct Measure {
 };
 
 using MeasureMap = std::map<std::string, Measure>;  // key -> measure
+
+// The text lists this many missing numbers, then how many more (a run that lost a whole sweep misses hundreds).
+constexpr std::size_t kMissingListed = 20;
 
 std::uint64_t latency_bound_bytes() {
   return static_cast<std::uint64_t>(diagnose::threshold(diagnose::Threshold::kLatencyBoundMaxBytes));
@@ -133,6 +137,7 @@ void compare_measures(const Run& base, const Run& current, Comparison& out) {
     const auto it = b.find(key);
     if (it == b.end()) {
       ++out.only_in_base;
+      out.missing.push_back(before.what);
       continue;
     }
     const Measure& after = it->second;
@@ -287,8 +292,8 @@ Comparison compare_runs(const Run& base, const Run& current, double threshold) {
 }
 
 std::string render_comparison_text(const Comparison& c) {
-  std::string out = fmt::format("linkscope compare: {} -> {}\n", c.base_label.empty() ? "base" : c.base_label,
-                                c.current_label.empty() ? "new" : c.current_label);
+  std::string out = fmt::format("linkscope compare: {} -> {}\n", c.base_label.empty() ? "base" : visible_field(c.base_label),
+                                c.current_label.empty() ? "new" : visible_field(c.current_label));
   out += fmt::format("A number changed when it moved by more than {:g}% and by more than the two points' combined "
                      "noise (CV/CI; {} assumed up to {} when none was recorded).\n",
                      c.threshold * 100.0,
@@ -305,7 +310,7 @@ std::string render_comparison_text(const Comparison& c) {
   out += fmt::format("Compared {} numbers present in both runs: {} worse, {} better, {} within the threshold or the "
                      "noise; {} only in the base run, {} only in the new run. {} finding/topology change(s).\n",
                      c.compared, worse, better, c.within, c.only_in_base, c.only_in_current, facts);
-  for (const auto& note : c.notes) out += "Note: " + note + "\n";
+  for (const auto& note : c.notes) out += "Note: " + visible_field(note) + "\n";
   auto list = [&](ChangeKind kind, const char* heading) {
     std::vector<const Change*> items;
     for (const auto& ch : c.changes) {
@@ -320,15 +325,30 @@ std::string render_comparison_text(const Comparison& c) {
     for (const auto* ch : items) {
       std::string delta = ch->relative ? fmt::format("{:+.1f}%", *ch->relative * 100.0) : std::string();
       if (ch->noise) delta += fmt::format(" (noise {})", format_percent(*ch->noise));
-      out += fmt::format("  {:<10} {:<44} {:>14} -> {:<14} {}\n", ch->category, ch->what, ch->base, ch->current, delta);
+      out += fmt::format("  {:<10} {:<44} {:>14} -> {:<14} {}\n", ch->category, visible_field(ch->what),
+                         visible_field(ch->base), visible_field(ch->current), delta);
     }
   };
   list(ChangeKind::kWorse, "WORSE");
   list(ChangeKind::kBetter, "BETTER");
   list(ChangeKind::kChanged, "CHANGED (no better or worse)");
   const std::string threshold = fmt::format("{:g}%", c.threshold * 100.0);
-  out += c.regressed() ? fmt::format("\nResult: REGRESSION beyond {} (exit 6)\n", threshold)
-                       : fmt::format("\nResult: no regression beyond {}\n", threshold);
+  if (!c.missing.empty()) {
+    out += fmt::format("\nMISSING in the new run ({} of the base run's numbers):\n", c.missing.size());
+    const std::size_t shown = std::min(c.missing.size(), kMissingListed);
+    for (std::size_t i = 0; i < shown; ++i) out += "  " + visible_field(c.missing[i]) + "\n";
+    if (shown < c.missing.size()) out += fmt::format("  ... and {} more (--format json lists all)\n", c.missing.size() - shown);
+  }
+  if (c.regressed()) {
+    out += fmt::format("\nResult: REGRESSION beyond {} (exit 6)\n", threshold);
+  } else if (c.compared == 0) {
+    out += "\nResult: FAILED: no number is present in both runs, nothing was compared (exit 6)\n";
+  } else if (!c.missing.empty()) {
+    out += fmt::format("\nResult: FAILED: {} number(s) of the base run missing in the new run (exit 6)\n",
+                       c.missing.size());
+  } else {
+    out += fmt::format("\nResult: no regression beyond {}\n", threshold);
+  }
   return out;
 }
 
@@ -346,8 +366,9 @@ nlohmann::json comparison_to_json(const Comparison& c) {
   }
   return {{"threshold", c.threshold}, {"base", c.base_label},       {"new", c.current_label},
           {"compared", c.compared},   {"within", c.within},         {"only_in_base", c.only_in_base},
-          {"only_in_new", c.only_in_current}, {"notes", c.notes},  {"changes", changes},
-          {"regressed", c.regressed()}};
+          {"only_in_new", c.only_in_current}, {"missing_in_new", c.missing}, {"notes", c.notes},
+          {"changes", changes}, {"regressed", c.regressed()}, {"nothing_compared", c.compared == 0},
+          {"failed", c.failed()}};
 }
 
 }  // namespace linkscope::report

@@ -33,8 +33,13 @@ struct Comparison {
   int compared = 0;             // numbers present in both runs
   int within = 0;               // of those, within the threshold or the noise
   int only_in_base = 0, only_in_current = 0;
+  std::vector<std::string> missing;  // the base run's numbers the new run lacks ("ce GPU0->GPU1 at 512 MiB")
   std::vector<std::string> notes;  // e.g. "GPU UUIDs differ: matched by CUDA ordinal"
   bool regressed() const;
+  // The gate cannot pass on what was not measured: a number of the base run missing in the new run, or no number
+  // present in both runs (an empty or topology-only run on either side), fails it as a regression does (exit 6).
+  bool incomplete() const { return !missing.empty() || compared == 0; }
+  bool failed() const { return regressed() || incomplete(); }
 };
 
 // `threshold` is relative (0.05 = 5%).

@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "core/terminal_text.hpp"
 #include "core/text.hpp"
 #include "report/cluster_tables.hpp"
 #include "report/markdown_escape.hpp"
@@ -228,7 +229,8 @@ std::string render_markdown(const model::Run& run, const MarkdownOptions& option
   out += "<details><summary>Thresholds and expectations used by the diagnosis</summary>\n\n";
   out += table_text(expectations_table());
   out += "</details>\n";
-  return out;
+  // A control character in any value (ESC, NUL, C1) is shown, not kept: report.md is read on terminals too.
+  return visible_controls(out);
 }
 
 }  // namespace linkscope::report

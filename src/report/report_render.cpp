@@ -4,6 +4,7 @@
 
 #include "core/error.hpp"
 #include "core/file_set.hpp"
+#include "core/terminal_text.hpp"
 #include "report/cluster_tables.hpp"
 #include "report/collective_text.hpp"
 #include "report/html_report.hpp"
@@ -52,7 +53,7 @@ std::string render_run_text(const model::Run& run) {
 
 std::string render_report(const model::Run& run, ReportFormat format) {
   switch (format) {
-    case ReportFormat::kText: return render_run_text(run);
+    case ReportFormat::kText: return visible_controls(render_run_text(run));  // a file may be cat on a terminal
     case ReportFormat::kMarkdown: return render_markdown(run);
     case ReportFormat::kHtml: return render_html(run);
     case ReportFormat::kJson: break;

@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "support/run_command.hpp"
+#include "support/temp_dir.hpp"
 
 namespace linkscope {
 namespace {
@@ -40,6 +41,27 @@ TEST(CompareCli, BadInputExitsTwo) {
     EXPECT_EQ(result.exit_code, 2) << result.err;
     EXPECT_EQ(result.err.find('\n'), result.err.size() - 1) << result.err;
   }
+}
+
+// The gate cannot pass on a run that measured nothing: the base run's numbers missing in the new run, or no number
+// in both, is exit 6 with what is missing.
+TEST(CompareCli, ARunThatMeasuredNothingFailsTheGate) {
+  test::TempDir dir;
+  nlohmann::json document = nlohmann::json::parse(test::read_text(fixture("runs/h200x2-healthy.json")));
+  document["measurements"] = nlohmann::json::object();
+  const std::string empty = dir.write("empty.json", document.dump());
+  const std::string healthy = fixture("runs/h200x2-healthy.json");
+  const auto missing = run_command(LINKSCOPE_BINARY, {"compare", healthy, empty});
+  EXPECT_EQ(missing.exit_code, 6) << missing.out << missing.err;
+  EXPECT_NE(missing.out.find("MISSING in the new run"), std::string::npos) << missing.out;
+  EXPECT_NE(missing.out.find("Result: FAILED"), std::string::npos) << missing.out;
+  EXPECT_EQ(missing.out.find("no regression"), std::string::npos) << missing.out;
+  // A topology-only base: nothing to compare.
+  const auto nothing = run_command(LINKSCOPE_BINARY, {"compare", empty, healthy, "--format", "json"});
+  EXPECT_EQ(nothing.exit_code, 6) << nothing.out << nothing.err;
+  const auto json = nlohmann::json::parse(nothing.out);
+  EXPECT_TRUE(json.at("nothing_compared").get<bool>());
+  EXPECT_TRUE(json.at("failed").get<bool>());
 }
 
 }  // namespace

@@ -2,6 +2,9 @@
 // numbers, findings and topology facts fail the gate.
 #include <gtest/gtest.h>
 
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
 #include "core/error.hpp"
 #include "diagnose/diagnose.hpp"
 #include "model/run_file.hpp"
@@ -115,6 +118,55 @@ TEST(CompareRuns, TwoRealNcclTestsRunsAgreeAndABusyGpuRegresses) {
   EXPECT_NE(text.find("326.4 GB/s -> 149.1 GB/s"), std::string::npos) << text;
   EXPECT_NE(text.find("REGRESSION"), std::string::npos);
   EXPECT_TRUE(comparison_to_json(c).at("regressed").get<bool>());
+}
+
+TEST(CompareRuns, NumbersMissingInTheNewRunFailTheGateAndAreNamed) {
+  const model::Run base = with_copy(390.0, 0);
+  model::Run empty = base;
+  empty.measurements = {};
+  const Comparison c = compare_runs(base, empty, 0.05);
+  EXPECT_FALSE(c.regressed());
+  EXPECT_TRUE(c.failed());
+  ASSERT_EQ(c.missing.size(), 1u);
+  EXPECT_EQ(c.missing[0], "ce uni GPU0->GPU1 at 512 MiB");
+  const std::string text = render_comparison_text(c);
+  EXPECT_NE(text.find("MISSING in the new run (1 of the base run's numbers)"), std::string::npos) << text;
+  EXPECT_NE(text.find("  ce uni GPU0->GPU1 at 512 MiB\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("Result: FAILED"), std::string::npos) << text;
+  EXPECT_EQ(text.find("no regression"), std::string::npos) << text;
+  const nlohmann::json json = comparison_to_json(c);
+  EXPECT_TRUE(json.at("failed").get<bool>());
+  EXPECT_EQ(json.at("missing_in_new"), nlohmann::json::array({"ce uni GPU0->GPU1 at 512 MiB"}));
+  // A new run that measured more than the base passes.
+  model::Run more = base;
+  more.measurements.p2p->points.push_back(with_copy(0.5, 0, 8192).measurements.p2p->points.front());
+  const Comparison extra = compare_runs(base, more, 0.05);
+  EXPECT_EQ(extra.only_in_current, 1);
+  EXPECT_FALSE(extra.failed());
+}
+
+TEST(CompareRuns, NothingComparableFailsTheGate) {
+  model::Run topology_only = fixture_run("h200x2-healthy.json");
+  topology_only.measurements = {};
+  for (const auto& [base, current] : {std::pair{topology_only, topology_only}, std::pair{topology_only, with_copy(390.0, 0)}}) {
+    const Comparison c = compare_runs(base, current, 0.05);
+    EXPECT_EQ(c.compared, 0);
+    EXPECT_TRUE(c.failed());
+    EXPECT_NE(render_comparison_text(c).find("nothing was compared (exit 6)"), std::string::npos);
+    EXPECT_TRUE(comparison_to_json(c).at("nothing_compared").get<bool>());
+  }
+  EXPECT_FALSE(compare_runs(with_copy(390.0, 0), with_copy(390.0, 0), 0.05).failed());
+}
+
+TEST(CompareRuns, ManyMissingNumbersAreCountedAndTheListIsCut) {
+  const model::Run healthy = fixture_run("h200x2-healthy.json");
+  model::Run empty = healthy;
+  empty.measurements = {};
+  const Comparison c = compare_runs(healthy, empty, 0.05);
+  EXPECT_GT(c.missing.size(), 300u);
+  EXPECT_EQ(c.only_in_base, static_cast<int>(c.missing.size()));
+  const std::string text = render_comparison_text(c);
+  EXPECT_NE(text.find(fmt::format("and {} more", c.missing.size() - 20)), std::string::npos) << text;
 }
 
 }  // namespace

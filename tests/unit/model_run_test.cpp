@@ -233,6 +233,25 @@ TEST(ModelRun, RejectsForeignDocuments) {
   }
 }
 
+TEST(ModelRun, MalformedSchemaVersionIsRefusedNamingTheField) {
+  const nlohmann::json forms[] = {"1.3.1", " 1.3", "1.3 ", "1", "1.", ".3", "1.3x", "01.3", "1,3", "", "1.3\x1b" "[2J",
+                                  1.3, 1, nullptr, nlohmann::json::array({1, 3}), std::string(5000, '1')};
+  for (const auto& form : forms) {
+    try {
+      run_from_json({{"schema_version", form}}, "bad.json");
+      ADD_FAILURE() << form.dump() << " was accepted";
+    } catch (const InputError& e) {
+      const std::string what = e.what();
+      EXPECT_EQ(what.rfind("bad.json: schema_version: expected a string \"MAJOR.MINOR\"", 0), 0u) << what;
+      EXPECT_EQ(what.find('\x1b'), std::string::npos) << what;
+      EXPECT_LT(what.size(), 200u) << what;
+    }
+  }
+  // The accepted form: any minor of this major.
+  EXPECT_NO_THROW(run_from_json({{"schema_version", fmt::format("{}.0", kRunSchemaMajor)}}, "good.json"));
+  EXPECT_NO_THROW(run_from_json({{"schema_version", fmt::format("{}.10", kRunSchemaMajor)}}, "good.json"));
+}
+
 TEST(ModelRun, FileRoundTripAndBadFilesAreNamed) {
   test::TempDir dir;
   const model::Run run = make_run("topo", {"linkscope"});
