@@ -140,8 +140,9 @@ std::vector<std::string> FileSetWriter::commit() {
   // Every rename must be allowed before the first one: one refused half-way would leave a mix of two reports.
   for (const auto& staged : staged_) {
     if (const std::string why = replace_refusal(staged.target); !why.empty()) {
+      const std::string target = staged.target;  // remove_staged() clears staged_
       remove_staged();
-      throw InputError(staged.target, 0, "cannot replace: " + why + "; the directory is as it was");
+      throw InputError(target, 0, "cannot replace: " + why + "; the directory is as it was");
     }
   }
 
