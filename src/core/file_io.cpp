@@ -29,7 +29,6 @@ std::string directory_problem(const std::string& directory) {
   struct stat info {};
   if (::stat(directory.c_str(), &info) == 0) return S_ISDIR(info.st_mode) ? "" : directory + " is not a directory";
   const std::string why = errno_text();
-  std::error_code ignored;
   for (auto part = std::filesystem::path(directory).parent_path(); !part.empty() && part != part.parent_path();
        part = part.parent_path()) {
     if (::stat(part.c_str(), &info) == 0) {
@@ -161,16 +160,14 @@ bool same_file(const std::string& a, const std::string& b) {
 
 void write_file_atomically(const std::string& path, std::string_view content, const std::vector<std::string>& inputs) {
   WriteSignals signals;
-  const auto stop_if_interrupted = [&](const std::string& temp) {
-    if (signals.caught() == 0) return;
-    if (!temp.empty()) ::unlink(temp.c_str());
-    throw Error(ExitCode::kInterrupted, fmt::format("{}: interrupted ({}) before it was replaced; it is as it was",
-                                                    path, WriteSignals::name(signals.caught())));
-  };
   check_write_target(path, inputs);
   const std::string temp = stage_beside(path, content);
   pause_write("staged", 1, [&signals] { return signals.caught() != 0; });
-  stop_if_interrupted(temp);
+  if (signals.caught() != 0) {
+    ::unlink(temp.c_str());
+    throw Error(ExitCode::kInterrupted, fmt::format("{}: interrupted ({}) before it was replaced; it is as it was",
+                                                    path, WriteSignals::name(signals.caught())));
+  }
   signals.hold();
   if (::rename(temp.c_str(), path.c_str()) != 0) {
     const std::string why = errno_text();
