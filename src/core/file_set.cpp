@@ -139,10 +139,10 @@ std::vector<std::string> FileSetWriter::commit() {
   stop_if_interrupted();
   // Every rename must be allowed before the first one: one refused half-way would leave a mix of two reports.
   for (const auto& staged : staged_) {
-    if (const std::string why = replace_refusal(staged.target); !why.empty()) {
+    if (const std::string refused = replace_refusal(staged.target); !refused.empty()) {
       const std::string target = staged.target;  // remove_staged() clears staged_
       remove_staged();
-      throw InputError(target, 0, "cannot replace: " + why + "; the directory is as it was");
+      throw InputError(target, 0, "cannot replace: " + refused + "; the directory is as it was");
     }
   }
 
