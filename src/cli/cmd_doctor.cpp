@@ -61,11 +61,10 @@ model::Run run_from_topology_file(const DoctorOptions& options) {
 
 // The directory the report goes to must be creatable before anything is measured.
 void check_report_directory(const std::string& directory) {
-  std::error_code error;
-  std::filesystem::create_directories(directory, error);
-  if (error || !std::filesystem::is_directory(directory)) {
-    throw UsageError(fmt::format("--output {}: cannot create the report directory ({})", directory,
-                                 error ? error.message() : "not a directory"));
+  try {
+    create_output_directory(directory);
+  } catch (const InputError& e) {
+    throw UsageError(fmt::format("--output {}", e.what()));
   }
 }
 

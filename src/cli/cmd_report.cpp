@@ -26,7 +26,8 @@ struct ReportOptions {
 };
 
 bool names_directory(const std::string& path) {
-  return !path.empty() && (path.back() == '/' || std::filesystem::is_directory(path));
+  std::error_code ignored;  // a name too long to look up is not a directory; writing it says why
+  return !path.empty() && (path.back() == '/' || std::filesystem::is_directory(path, ignored));
 }
 
 int run_report(const ReportOptions& options) {
@@ -46,7 +47,7 @@ int run_report(const ReportOptions& options) {
   const auto format = report::parse_report_format(options.format.value_or("html"));
   std::string path = options.output;
   if (names_directory(path)) {
-    std::filesystem::create_directories(path);
+    create_output_directory(path);
     path = (std::filesystem::path(path) / report::report_file_name(format)).string();
   }
   write_file_atomically(path, report::render_report(run, format), inputs);

@@ -20,6 +20,7 @@
 #include "core/error.hpp"
 #include "core/file_io.hpp"
 #include "core/subprocess.hpp"
+#include "core/temp_directory.hpp"
 #include "core/terminal_text.hpp"
 #include "diagnose/hypotheses.hpp"
 #include "discover/live_discovery.hpp"
@@ -69,26 +70,6 @@ class StopOnSignal {
 
  private:
   struct sigaction old_int_ {}, old_term_ {};
-};
-
-// A temporary file that is removed when it goes out of scope (the ladder reads the hardware facts from it).
-class TempFile {
- public:
-  explicit TempFile(const std::string& content) {
-    const char* base = std::getenv("TMPDIR");
-    path_ = std::string(base != nullptr && *base != '\0' ? base : "/tmp") + "/linkscope-doctor-XXXXXX";
-    const int fd = mkstemp(path_.data());
-    if (fd < 0) throw Error(ExitCode::kInternal, "doctor: cannot create a temporary file in " + path_);
-    close(fd);
-    write_file_atomically(path_, content);
-  }
-  ~TempFile() { unlink(path_.c_str()); }
-  TempFile(const TempFile&) = delete;
-  TempFile& operator=(const TempFile&) = delete;
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
 };
 
 class StepRunner {
@@ -319,8 +300,14 @@ model::Run collect_live_run(const DoctorOptions& options) {
   if (!no_collective.empty()) {
     runner.skip("ladder " + profile.ladder.op, no_collective);
   } else {
-    const TempFile facts(model::run_text(run));
-    runner.run("ladder " + profile.ladder.op, profile.ladder.args(facts.path()));
+    // The ladder reads the hardware facts from a file; where no temporary file can be made it is skipped, saying why.
+    TempDirectory scratch("linkscope-doctor", env);
+    const std::string facts = scratch.write("facts.json", model::run_text(run));
+    if (facts.empty()) {
+      runner.skip("ladder " + profile.ladder.op, scratch.why());
+    } else {
+      runner.run("ladder " + profile.ladder.op, profile.ladder.args(facts));
+    }
   }
   if (sampler != nullptr) run.measurements.telemetry = sampler->finish();
   run.config.measured_seconds = seconds_since(start);

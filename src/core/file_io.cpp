@@ -8,11 +8,14 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 
 #include <fmt/format.h>
 
 #include "core/error.hpp"
 #include "core/staged_file.hpp"
+#include "core/write_faults.hpp"
+#include "core/write_signals.hpp"
 
 namespace linkscope {
 
@@ -20,7 +23,33 @@ namespace {
 
 std::string errno_text() { return std::strerror(errno); }
 
+// Why `directory` cannot hold files, or "" when it can: the first part of it that exists but is no directory
+// names itself ("/dev/null/x" is refused as "/dev/null is not a directory").
+std::string directory_problem(const std::string& directory) {
+  struct stat info {};
+  if (::stat(directory.c_str(), &info) == 0) return S_ISDIR(info.st_mode) ? "" : directory + " is not a directory";
+  const std::string why = errno_text();
+  for (auto part = std::filesystem::path(directory).parent_path(); !part.empty() && part != part.parent_path();
+       part = part.parent_path()) {
+    if (::stat(part.c_str(), &info) == 0) {
+      if (!S_ISDIR(info.st_mode)) return part.string() + " is not a directory";
+      break;
+    }
+  }
+  return why;
+}
+
 }  // namespace
+
+void create_output_directory(const std::string& path) {
+  std::error_code error;
+  std::filesystem::create_directories(path, error);
+  const std::string problem = directory_problem(path);
+  if (problem.empty()) return;
+  // A part that is no directory says more than create_directories' "File exists"; else its own reason.
+  const bool names_a_part = problem.find(" is not a directory") != std::string::npos;
+  throw InputError(path, 0, "cannot create the directory: " + (names_a_part || !error ? problem : error.message()));
+}
 
 std::string read_input_file(const std::string& path, std::uint64_t max_bytes, std::string_view what) {
   if (path.empty()) throw InputError("(empty path)", 0, fmt::format("no {} file named", what));
@@ -66,13 +95,15 @@ std::string read_input_file(const std::string& path, std::uint64_t max_bytes, st
 void check_output_path(const std::string& path, std::string_view option) {
   if (path.empty()) throw UsageError(fmt::format("{} \"\": no file named", option));
   struct stat info {};
-  if (::stat(path.c_str(), &info) == 0 && S_ISDIR(info.st_mode)) {
+  const bool exists = ::stat(path.c_str(), &info) == 0;
+  if (exists && S_ISDIR(info.st_mode)) {
     throw UsageError(fmt::format("{} {}: is a directory; a file name is expected", option, path));
   }
+  if (!exists && errno == ENAMETOOLONG) throw UsageError(fmt::format("{} {}: {}", option, path, errno_text()));
   const auto slash = path.rfind('/');
   const std::string directory = slash == std::string::npos ? "." : (slash == 0 ? "/" : path.substr(0, slash));
-  if (::stat(directory.c_str(), &info) != 0 || !S_ISDIR(info.st_mode)) {
-    throw UsageError(fmt::format("{} {}: the directory {} does not exist", option, path, directory));
+  if (const std::string problem = directory_problem(directory); !problem.empty()) {
+    throw UsageError(fmt::format("{} {}: cannot write in {} ({})", option, path, directory, problem));
   }
   if (::access(directory.c_str(), W_OK) != 0) {
     throw UsageError(fmt::format("{} {}: cannot write in {} ({})", option, path, directory, errno_text()));
@@ -128,12 +159,25 @@ bool same_file(const std::string& a, const std::string& b) {
 }
 
 void write_file_atomically(const std::string& path, std::string_view content, const std::vector<std::string>& inputs) {
+  WriteSignals signals;
   check_write_target(path, inputs);
   const std::string temp = stage_beside(path, content);
+  pause_write("staged", 1, [&signals] { return signals.caught() != 0; });
+  if (signals.caught() != 0) {
+    ::unlink(temp.c_str());
+    throw Error(ExitCode::kInterrupted, fmt::format("{}: interrupted ({}) before it was replaced; it is as it was",
+                                                    path, WriteSignals::name(signals.caught())));
+  }
+  signals.hold();
   if (::rename(temp.c_str(), path.c_str()) != 0) {
     const std::string why = errno_text();
     ::unlink(temp.c_str());
     throw InputError(path, 0, "cannot replace: " + why);
+  }
+  signals.release();  // a signal held during the rename is caught here
+  if (signals.caught() != 0) {
+    throw Error(ExitCode::kInterrupted, fmt::format("{}: interrupted ({}) while it was replaced; the new file is "
+                                                    "complete", path, WriteSignals::name(signals.caught())));
   }
 }
 

@@ -21,8 +21,14 @@ std::string read_input_file(const std::string& path, std::uint64_t max_bytes, st
 std::optional<std::string> read_small_file(const std::string& path, std::uint64_t max_bytes, std::string* why = nullptr);
 
 // Throws InputError naming `path` when the write fails or `path` is one of `inputs` (the same file, by inode).
+// SIGINT, SIGTERM or SIGHUP while it writes (core/write_signals) remove the temporary file and throw an interrupted
+// Error (exit 130): before the rename, `path` is as it was; during it, the new file is complete.
 void write_file_atomically(const std::string& path, std::string_view content,
                            const std::vector<std::string>& inputs = {});
+
+// Creates the output directory `path` and its parents when missing. Throws InputError naming `path` and why not
+// (a file where a directory is due, a name too long, no permission) when it is not a directory afterwards.
+void create_output_directory(const std::string& path);
 
 // Before any measuring: an output file can be created where `path` says (its directory exists and is writable,
 // and it is not a directory). Throws UsageError naming the path.

@@ -6,14 +6,10 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <chrono>
 #include <cstdio>
-#include <cstdlib>
 #include <cstring>
 #include <filesystem>
-#include <optional>
 #include <sstream>
-#include <thread>
 #include <utility>
 
 #include <fmt/format.h>
@@ -21,7 +17,9 @@
 #include "core/directory_lock.hpp"
 #include "core/error.hpp"
 #include "core/file_io.hpp"
+#include "core/replace_permission.hpp"
 #include "core/staged_file.hpp"
+#include "core/write_faults.hpp"
 
 namespace linkscope {
 
@@ -50,46 +48,11 @@ std::vector<std::string> parse_list(const std::string& text) {
   return names;
 }
 
-// Test seam: LINKSCOPE_TEST_WRITE_PAUSE=staged:K (or committed:K) stops the writer after staging (or renaming into
-// place) its K-th file, says so on stderr and waits until one of the signals arrives, so a test can send one at a
-// known point. The wait ends after kPauseLimit anyway, so a test that sends nothing still finishes; it is longer
-// than the tests' own waits (60 s), so a paused writer never resumes by itself while a slow test still acts on it.
-struct Pause {
-  std::string phase;
-  std::size_t after = 0;
-};
-constexpr std::chrono::seconds kPauseLimit{180};
-
-std::optional<Pause> test_pause() {
-  const char* text = std::getenv("LINKSCOPE_TEST_WRITE_PAUSE");
-  if (text == nullptr) return std::nullopt;
-  const std::string value = text;
-  const auto colon = value.find(':');
-  if (colon == std::string::npos) return std::nullopt;
-  return Pause{value.substr(0, colon), static_cast<std::size_t>(std::strtoull(value.c_str() + colon + 1, nullptr, 10))};
-}
-
-template <typename Arrived>
-void pause_here(const std::string& phase, std::size_t count, Arrived arrived) {
-  const auto pause = test_pause();
-  if (!pause || pause->phase != phase || pause->after != count) return;
-  std::fprintf(stderr, "linkscope: test: paused after %s file %zu\n", phase.c_str(), count);
-  std::fflush(stderr);
-  const auto until = std::chrono::steady_clock::now() + kPauseLimit;
-  while (!arrived() && std::chrono::steady_clock::now() < until) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  }
-}
-
 }  // namespace
 
 FileSetWriter::FileSetWriter(std::string directory, std::vector<std::string> inputs)
     : directory_(std::move(directory)), inputs_(std::move(inputs)) {
-  std::error_code error;
-  std::filesystem::create_directories(directory_, error);
-  if (error || !std::filesystem::is_directory(directory_)) {
-    throw InputError(directory_, 0, "cannot create the directory" + (error ? ": " + error.message() : ""));
-  }
+  create_output_directory(directory_);
 }
 
 FileSetWriter::~FileSetWriter() { remove_staged(); }
@@ -134,7 +97,7 @@ void FileSetWriter::add(const std::string& name, std::string_view content) {
     staged_.push_back({target, std::move(temp)});
     names_.push_back(name);
   }
-  pause_here("staged", staged_.size(), [this] { return signals_.caught() != 0; });
+  pause_write("staged", staged_.size(), [this] { return signals_.caught() != 0; });
   stop_if_interrupted();
 }
 
@@ -174,6 +137,14 @@ std::vector<std::string> FileSetWriter::commit() {
     throw;
   }
   stop_if_interrupted();
+  // Every rename must be allowed before the first one: one refused half-way would leave a mix of two reports.
+  for (const auto& staged : staged_) {
+    if (const std::string refused = replace_refusal(staged.target); !refused.empty()) {
+      const std::string target = staged.target;  // remove_staged() clears staged_
+      remove_staged();
+      throw InputError(target, 0, "cannot replace: " + refused + "; the directory is as it was");
+    }
+  }
 
   signals_.hold();
   const std::size_t files = staged_.size() - 1;  // the last one is the list
@@ -196,12 +167,12 @@ std::vector<std::string> FileSetWriter::commit() {
   std::vector<std::string> written;
   if (files > 0) {
     written.push_back(staged_.front().target);
-    pause_here("committed", written.size(), [this] { return signals_.pending(); });
+    pause_write("committed", written.size(), [this] { return signals_.pending(); });
   }
   for (std::size_t i = 1; i < files; ++i) {
     if (::rename(staged_[i].temp.c_str(), staged_[i].target.c_str()) == 0) {
       written.push_back(staged_[i].target);
-      pause_here("committed", written.size(), [this] { return signals_.pending(); });
+      pause_write("committed", written.size(), [this] { return signals_.pending(); });
     } else {
       note_failure(staged_[i].target, "cannot replace: ");
       ::unlink(staged_[i].temp.c_str());

@@ -12,7 +12,9 @@
 // 1. Staging: add() writes each new file under a hidden temporary name in the directory and flushes it to disk.
 //    Nothing the directory held changes. Any failure, or SIGINT/SIGTERM/SIGHUP, removes every staged file and
 //    leaves the directory as it was, the earlier run.json included.
-// 2. Commit, under an exclusive lock on the directory (core/directory_lock: a second writer waits for the first's
+// 2. Before any rename: each one must be allowed (core/replace_permission: another user's file in a sticky
+//    directory is not), else the staged files go and the directory stays as it was.
+// 3. Commit, under an exclusive lock on the directory (core/directory_lock: a second writer waits for the first's
 //    swap, so the directory ends as the whole set of one of them) and with those signals blocked: each staged file
 //    is renamed over its target in the order added (the report adds run.json first), the earlier set's files that
 //    the new set lacks are removed, the list of the set's names (kFileSetList) is replaced, and the directory is
@@ -42,7 +44,8 @@ class FileSetWriter {
 
   // Swaps the staged set in; returns the paths of the set's files (not the list). Throws InputError when another
   // process keeps the directory locked for kDirectoryLockWait (nothing changed), when a rename or the flush fails
-  // (the first rename failing leaves the directory as it was; a later one, the others in place), and an
+  // (the first rename failing, or one the sticky bit refuses, leaves the directory as it was; a later one, the others
+  // in place), and an
   // interrupted Error once the set is in place when a signal came during the swap (before it: nothing changed).
   std::vector<std::string> commit();
 

@@ -5,14 +5,14 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <atomic>
+#include <climits>
 #include <cerrno>
 #include <cstdint>
-#include <cstdlib>
 #include <cstring>
 
 #include "core/error.hpp"
 #include "core/file_io.hpp"
+#include "core/write_faults.hpp"
 
 namespace linkscope {
 
@@ -20,25 +20,8 @@ namespace {
 
 std::string errno_text() { return std::strerror(errno); }
 
-std::uint64_t env_number(const char* name, std::uint64_t unset) {
-  const char* text = std::getenv(name);
-  if (text == nullptr || *text == '\0') return unset;
-  return std::strtoull(text, nullptr, 10);
-}
-
-// Test seams. LINKSCOPE_TEST_WRITE_LIMIT=N makes a write fail once N bytes of a file are written, as a full disk
-// would (the CI's full-filesystem test uses it where no small tmpfs can be mounted); LINKSCOPE_TEST_WRITE_LIMIT_FILE=K
-// keeps that limit to the K-th file this process writes (from 1), so a report directory can fail in the middle.
-std::uint64_t write_limit_for_next_file() {
-  static std::atomic<std::uint64_t> files_written{0};
-  const std::uint64_t index = ++files_written;
-  const std::uint64_t only = env_number("LINKSCOPE_TEST_WRITE_LIMIT_FILE", 0);
-  if (only != 0 && only != index) return UINT64_MAX;
-  return env_number("LINKSCOPE_TEST_WRITE_LIMIT", UINT64_MAX);
-}
-
 void write_all(int fd, std::string_view content, const std::string& path) {
-  const std::uint64_t limit = write_limit_for_next_file();
+  const std::uint64_t limit = next_file_byte_limit();  // a test's full disk (core/write_faults)
   std::size_t done = 0;
   while (done < content.size()) {
     if (done >= limit) {
@@ -55,12 +38,25 @@ void write_all(int fd, std::string_view content, const std::string& path) {
   }
 }
 
-// ".NAME.tmp-XXXXXX" in NAME's directory: hidden, so a listing of the directory shows only finished files.
+// ".NAME.tmp-XXXXXX" in NAME's directory: hidden, so a listing of the directory shows only finished files. A NAME
+// near the longest a file name may be is cut so the temporary name fits too.
 std::string temp_pattern(const std::string& path) {
   const auto slash = path.rfind('/');
   const std::string directory = slash == std::string::npos ? "" : path.substr(0, slash + 1);
-  const std::string name = slash == std::string::npos ? path : path.substr(slash + 1);
+  std::string name = slash == std::string::npos ? path : path.substr(slash + 1);
+  const std::size_t added = 1 + kStagedFileMarker.size() + 6;
+  if (name.size() > NAME_MAX - added) name.resize(NAME_MAX - added);
   return directory + "." + name + std::string(kStagedFileMarker) + "XXXXXX";
+}
+
+// The permission bits a new file gets: those of the file it replaces, so a private (0600) output stays private;
+// else what any file the user creates gets.
+mode_t new_file_mode(const std::string& path) {
+  struct stat existing {};
+  if (::stat(path.c_str(), &existing) == 0 && S_ISREG(existing.st_mode)) return existing.st_mode & 0777;
+  const mode_t mask = ::umask(0);
+  ::umask(mask);
+  return 0666 & ~mask;
 }
 
 }  // namespace
@@ -71,8 +67,10 @@ void check_write_target(const std::string& path, const std::vector<std::string>&
     if (same_file(path, input)) throw InputError(path, 0, "refusing to write over an input of this command");
   }
   struct stat existing {};
-  if (::stat(path.c_str(), &existing) == 0 && S_ISDIR(existing.st_mode)) {
-    throw InputError(path, 0, "is a directory; a file name is expected");
+  if (::stat(path.c_str(), &existing) == 0) {
+    if (S_ISDIR(existing.st_mode)) throw InputError(path, 0, "is a directory; a file name is expected");
+  } else if (errno != ENOENT) {
+    throw InputError(path, 0, "cannot write: " + errno_text());  // a name too long, a file where a directory is due
   }
 }
 
@@ -84,10 +82,8 @@ std::string stage_beside(const std::string& path, std::string_view content) {
   try {
     write_all(fd, content, path);
     if (::fsync(fd) != 0) throw InputError(path, 0, "cannot flush to disk: " + errno_text());
-    // mkstemp makes the file 0600; an output is as readable as any file the user creates.
-    const mode_t mask = ::umask(0);
-    ::umask(mask);
-    ::fchmod(fd, 0666 & ~mask);
+    // mkstemp makes the file 0600.
+    if (::fchmod(fd, new_file_mode(path)) != 0) throw InputError(path, 0, "cannot set its permissions: " + errno_text());
     open = false;
     if (::close(fd) != 0) throw InputError(path, 0, "cannot write: " + errno_text());
   } catch (...) {

@@ -30,7 +30,12 @@ WriteSignals::WriteSignals() {
   g_caught.store(0);
   for (int i = 0; i < 3; ++i) {
     struct sigaction current {};
-    if (sigaction(kSignals[i], nullptr, &current) != 0 || current.sa_handler == SIG_IGN) continue;
+    // Only a signal that would end the process now: an ignored one stays ignored, and a handler the program
+    // installed (the doctor's stop request) keeps its signal and decides itself.
+    if (sigaction(kSignals[i], nullptr, &current) != 0 || (current.sa_flags & SA_SIGINFO) != 0 ||
+        current.sa_handler != SIG_DFL) {
+      continue;
+    }
     struct sigaction action {};
     action.sa_handler = record_signal;
     sigemptyset(&action.sa_mask);

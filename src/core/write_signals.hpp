@@ -1,11 +1,12 @@
 #pragma once
 #include <signal.h>
 
-// SIGINT, SIGTERM and SIGHUP while a set of files is written (core/file_set). Their default action ends the process
-// at once, which would leave temporary files behind, or half the set swapped in. While an object lives they are
+// SIGINT, SIGTERM and SIGHUP while a file or a set of files is written (core/file_io, core/file_set). Their default
+// action ends the process at once, which would leave temporary files behind, or half the set swapped in. While an object lives they are
 // caught instead (the handler only records the signal): the writer checks between files and stops cleanly. hold()
 // blocks them for the few renames that swap the set in; one that arrives then is caught on release().
-// A signal the process ignores (nohup, a background job of a script) stays ignored.
+// A signal the process ignores (nohup, a background job of a script) stays ignored, and one the program handles
+// itself (the doctor's stop request while it saves run.json) stays with that handler.
 namespace linkscope {
 
 class WriteSignals {

@@ -1,9 +1,6 @@
 #include "discover/nccl_probe.hpp"
 
-#include <stdlib.h>
-
 #include <chrono>
-#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -11,7 +8,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/environment.hpp"
 #include "core/subprocess.hpp"
+#include "core/temp_directory.hpp"
 
 namespace linkscope::discover {
 
@@ -38,25 +37,6 @@ std::string child_failure(const ChildResult& child) {
                              : fmt::format("exit code {}", child.exit_code);
 }
 
-class ScratchDirectory {
- public:
-  ScratchDirectory() {
-    const char* base = std::getenv("TMPDIR");
-    std::string pattern = std::string(base != nullptr && *base != '\0' ? base : "/tmp") + "/linkscope-nccl-XXXXXX";
-    if (mkdtemp(pattern.data()) != nullptr) path_ = pattern;
-  }
-  ~ScratchDirectory() {
-    std::error_code ignored;
-    if (!path_.empty()) std::filesystem::remove_all(path_, ignored);
-  }
-  ScratchDirectory(const ScratchDirectory&) = delete;
-  ScratchDirectory& operator=(const ScratchDirectory&) = delete;
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-};
-
 }  // namespace
 
 std::vector<std::string> nccl_probe_environment(const std::string& directory, const Environment& env,
@@ -75,10 +55,10 @@ std::vector<std::string> nccl_probe_environment(const std::string& directory, co
 
 NcclProbeResult run_nccl_probe(const NcclProbeRequest& request) {
   NcclProbeResult result;
-  ScratchDirectory scratch;
+  const TempDirectory scratch("linkscope-nccl", Environment::from_process());
   if (scratch.path().empty()) {
     result.status = "failed";
-    result.reason = "cannot create a temporary directory for NCCL's dump";
+    result.reason = "NCCL's topology dump: " + scratch.why();
     return result;
   }
   const Environment empty = Environment::from_map({});

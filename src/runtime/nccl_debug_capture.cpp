@@ -17,6 +17,8 @@
 
 #include <fmt/format.h>
 
+#include "core/temp_directory.hpp"
+
 namespace linkscope::runtime {
 
 namespace fs = std::filesystem;
@@ -74,16 +76,13 @@ NcclDebugCapture::NcclDebugCapture(const Environment& env, CaptureDetail detail)
                           *file);
     return;
   }
-  const auto tmp = env.get("TMPDIR");
-  std::string pattern = (tmp && !tmp->empty() ? *tmp : std::string("/tmp")) + "/linkscope-nccl-XXXXXX";
-  std::vector<char> buffer(pattern.begin(), pattern.end());
-  buffer.push_back('\0');
-  if (mkdtemp(buffer.data()) == nullptr) {
-    reason_ = fmt::format("cannot create a directory for NCCL's log under {}; the runtime layer is not recorded",
-                          pattern.substr(0, pattern.rfind('/')));
+  std::string why;
+  const auto directory = make_temp_directory("linkscope-nccl", env, &why);
+  if (!directory) {
+    reason_ = fmt::format("NCCL's log: {}; the runtime layer is not recorded", why);
     return;
   }
-  directory_ = buffer.data();
+  directory_ = *directory;
   active_ = true;
 }
 

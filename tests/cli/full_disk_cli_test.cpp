@@ -1,6 +1,6 @@
 // Every fixture run rendered where the output cannot be written: standard output on /dev/full, and a full file
-// system (the writer's fault seam LINKSCOPE_TEST_WRITE_LIMIT, and a real 1 MiB tmpfs where a user and mount
-// namespace can be made). Each must exit 2 with one line naming what failed, and every input must survive byte
+// system (the writer's fault seam LINKSCOPE_TEST_WRITE_LIMIT, in the tests' copy of the binary, and a real 1 MiB
+// tmpfs where a user and mount namespace can be made). Each must exit 2 with one line naming what failed, and every input must survive byte
 // for byte, with no temporary file left beside it.
 #include <algorithm>
 #include <filesystem>
@@ -74,7 +74,7 @@ TEST(FullDiskCli, EveryFixtureRunIntoAFullFileSystemKeepsItsInput) {
       const std::string input = dir.write("run.json", original);
       for (const auto& args : writes_of(dir.path(), input)) {
         const CommandResult result =
-            run_command(LINKSCOPE_BINARY, args, {std::string("LINKSCOPE_TEST_WRITE_LIMIT=") + limit});
+            run_command(LINKSCOPE_SEAMED_BINARY, args, {std::string("LINKSCOPE_TEST_WRITE_LIMIT=") + limit});
         EXPECT_EQ(result.exit_code, kUsage) << run << " " << args[0] << " " << args.back() << "\n" << result.err;
         EXPECT_TRUE(one_line(result.err)) << result.err;
         EXPECT_EQ(test::read_text(input), original) << run << ": the input changed";

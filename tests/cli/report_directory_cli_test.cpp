@@ -1,7 +1,8 @@
 // The report directory as one set (docs/reports.md "Writing the report directory"): a write that fails on any of
 // its files, or a SIGINT/SIGTERM/SIGHUP while it is written, leaves the earlier report byte for byte with no
 // temporary file, or (a signal during the swap) the whole new report; never a mix. The swap removes the earlier
-// report's files the new one lacks, never a file linkscope did not write. The real binary, no GPU.
+// report's files the new one lacks, never a file linkscope did not write. The real binary, no GPU; where a write
+// must fail or pause, its copy with the test seams (LINKSCOPE_SEAMED_BINARY, tests/support/write_fault_seams.cpp).
 #include <signal.h>
 
 #include <chrono>
@@ -114,7 +115,7 @@ TEST_F(ReportDirectoryCli, AWriteFailureOnAnyFileLeavesTheEarlierReportWhole) {
       const auto write = report_writes(kNewRun, dir_)[which];
       const std::vector<std::string> seam{"LINKSCOPE_TEST_WRITE_LIMIT=0",
                                           "LINKSCOPE_TEST_WRITE_LIMIT_FILE=" + std::to_string(n)};
-      const auto result = run_command(LINKSCOPE_BINARY, write, seam);
+      const auto result = run_command(LINKSCOPE_SEAMED_BINARY, write, seam);
       if (n <= files) {
         EXPECT_EQ(result.exit_code, kUsage) << write[0] << " file " << n << "\n" << result.err;
         EXPECT_EQ(result.err.rfind("linkscope: error: " + dir_ + "/", 0), 0u) << result.err;
@@ -134,7 +135,7 @@ TEST_F(ReportDirectoryCli, AWriteFailureOnAnyFileLeavesTheEarlierReportWhole) {
 // `write` with the writer paused at `pause`, `signal_number` sent there; returns the exit code.
 int interrupted_write(const std::vector<std::string>& write, const std::string& pause, int signal_number,
                       const std::string& err_path, std::string* err) {
-  test::BackgroundCommand command(LINKSCOPE_BINARY, write, {"LINKSCOPE_TEST_WRITE_PAUSE=" + pause}, err_path);
+  test::BackgroundCommand command(LINKSCOPE_SEAMED_BINARY, write, {"LINKSCOPE_TEST_WRITE_PAUSE=" + pause}, err_path);
   const std::string announced = "linkscope: test: paused after " + pause.substr(0, pause.find(':')) + " file " +
                                 pause.substr(pause.find(':') + 1) + "\n";
   EXPECT_TRUE(command.wait_for_stderr(announced, 60)) << command.err();
@@ -213,7 +214,7 @@ TEST_F(ReportDirectoryCli, TheSwapRemovesTheEarlierReportsFilesButNoUserFile) {
 // the report at the end, DIR keeps that run.json beside the earlier report's other files (docs/reports.md).
 // Without a driver (NVML pointed at nothing, as DoctorCli does) the live doctor measures nothing but still writes.
 TEST_F(ReportDirectoryCli, ALiveDoctorStoppedWhileWritingKeepsItsRunBesideTheEarlierReport) {
-  test::BackgroundCommand doctor(LINKSCOPE_BINARY, {"doctor", "--quick", "-o", dir_},
+  test::BackgroundCommand doctor(LINKSCOPE_SEAMED_BINARY, {"doctor", "--quick", "-o", dir_},
                                  {"LINKSCOPE_NVML_LIBRARY=/nonexistent/libnvidia-ml.so.1",
                                   "LINKSCOPE_TEST_WRITE_PAUSE=staged:2"},
                                  scratch_.path() + "/doctor.err");
@@ -235,7 +236,7 @@ TEST_F(ReportDirectoryCli, ALiveDoctorStoppedWhileWritingKeepsItsRunBesideTheEar
 // would swap in at once and the first's remaining renames would land on top of it: a mix of the two reports.
 TEST_F(ReportDirectoryCli, TwoWritersSwapOneAfterTheOther) {
   for (std::size_t which = 0; which < 2; ++which) {
-    test::BackgroundCommand first(LINKSCOPE_BINARY, report_writes(kNewRun, dir_)[which],
+    test::BackgroundCommand first(LINKSCOPE_SEAMED_BINARY, report_writes(kNewRun, dir_)[which],
                                   {"LINKSCOPE_TEST_WRITE_PAUSE=committed:1"}, scratch_.path() + "/first.err");
     ASSERT_TRUE(first.wait_for_stderr("linkscope: test: paused after committed file 1\n", 60)) << first.err();
     test::BackgroundCommand second(LINKSCOPE_BINARY, report_writes(kEarlierRun, dir_)[which],
@@ -256,7 +257,7 @@ TEST_F(ReportDirectoryCli, TwoWritersSwapOneAfterTheOther) {
 
 TEST_F(ReportDirectoryCli, ASignalEndsTheWaitForAnotherWriterAndChangesNothing) {
   const Snapshot fresh = new_set(0);
-  test::BackgroundCommand first(LINKSCOPE_BINARY, report_writes(kNewRun, dir_)[0],
+  test::BackgroundCommand first(LINKSCOPE_SEAMED_BINARY, report_writes(kNewRun, dir_)[0],
                                 {"LINKSCOPE_TEST_WRITE_PAUSE=committed:1"}, scratch_.path() + "/first.err");
   ASSERT_TRUE(first.wait_for_stderr("linkscope: test: paused after committed file 1\n", 60)) << first.err();
   test::BackgroundCommand second(LINKSCOPE_BINARY, report_writes(kEarlierRun, dir_)[1],

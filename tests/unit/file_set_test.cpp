@@ -12,6 +12,7 @@
 
 #include "core/error.hpp"
 #include "core/file_set.hpp"
+#include "core/write_faults.hpp"
 #include "core/write_signals.hpp"
 #include "support/run_command.hpp"
 #include "support/temp_dir.hpp"
@@ -80,9 +81,9 @@ TEST(FileSet, AFailedFileRemovesWhatWasStagedBeforeIt) {
   dir.write("out/run.json", "old");
   FileSetWriter set(dir.path() + "/out", {});
   set.add("run.json", "new");
-  ::setenv("LINKSCOPE_TEST_WRITE_LIMIT", "0", 1);  // the writer's full-disk seam: the next file fails
+  set_write_faults({[] { return std::uint64_t{0}; }, {}});  // a full disk: the next file fails
   EXPECT_THROW(set.add("report.html", "<p>"), InputError);
-  ::unsetenv("LINKSCOPE_TEST_WRITE_LIMIT");
+  set_write_faults({});
   EXPECT_EQ(files_in(dir.path() + "/out"), (std::map<std::string, std::string>{{"run.json", "old"}}));
 }
 
