@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "core/terminal_text.hpp"
 #include "core/text.hpp"
 #include "report/cluster_tables.hpp"
 #include "report/four_numbers_rows.hpp"
@@ -19,12 +20,13 @@ std::string render_summary_text(const model::Run& run) {
   std::string out;
   const auto& m = data.machine;
   out += fmt::format("linkscope {}: {}{}\n", run.config.subcommand.empty() ? "report" : run.config.subcommand,
-                     run.config.host.empty() ? "" : run.config.host + ", ",
-                     m.gpu_description.empty() ? "no GPU facts" : m.gpu_description);
+                     run.config.host.empty() ? "" : visible_field(run.config.host) + ", ",
+                     m.gpu_description.empty() ? "no GPU facts" : visible_field(m.gpu_description));
   std::vector<std::string> versions;
-  if (!m.driver_version.empty()) versions.push_back("driver " + m.driver_version);
-  if (!m.cuda_version.empty()) versions.push_back("CUDA " + m.cuda_version);
-  if (!m.nccl_version.empty()) versions.push_back("NCCL " + m.nccl_version);
+  // Each value is one field of one line: a line break inside one (a crafted GPU name) is shown, never obeyed.
+  if (!m.driver_version.empty()) versions.push_back("driver " + visible_field(m.driver_version));
+  if (!m.cuda_version.empty()) versions.push_back("CUDA " + visible_field(m.cuda_version));
+  if (!m.nccl_version.empty()) versions.push_back("NCCL " + visible_field(m.nccl_version));
   if (!versions.empty()) out += "  " + join(versions, ", ") + "\n";
   out += cluster_summary_lines(run);
 
@@ -35,9 +37,9 @@ std::string render_summary_text(const model::Run& run) {
     out += fmt::format("\nFindings: {} error, {} warning, {} info\n", tally.errors, tally.warnings, tally.infos);
   }
   for (const auto& f : run.findings) {
-    out += fmt::format("  {:<8} {:<25} {}\n", severity_label(f.severity), f.id, f.title);
-    if (!f.cause.empty()) out += fmt::format("  {:<8} cause: {}\n", "", clip(f.cause, 96));
-    if (!f.next_command.empty()) out += fmt::format("  {:<8} next:  {}\n", "", f.next_command);
+    out += fmt::format("  {:<8} {:<25} {}\n", severity_label(f.severity), visible_field(f.id), visible_field(f.title));
+    if (!f.cause.empty()) out += fmt::format("  {:<8} cause: {}\n", "", visible_field(clip(f.cause, 96)));
+    if (!f.next_command.empty()) out += fmt::format("  {:<8} next:  {}\n", "", visible_field(f.next_command));
   }
 
   if (!run.hypotheses.empty()) {

@@ -52,7 +52,7 @@ TEST(TopoCli, TextIsTheDefault) {
 }
 
 TEST(TopoCli, NcclLogFormat) {
-  const auto result = topo({"--xml", kH200x2, "--format", "nccl-log"});
+  const auto result = topo({"--xml", kH200x2, "--format", "nccl-log", "--nccl-version", "2.28.9"});
   ASSERT_EQ(result.exit_code, 0) << result.err;
   EXPECT_NE(result.out.find("=== System : maxBw 370.8 totalBw 370.8 ===\nCPU/0-ffffffffffffff (1/1/4)\n"),
             std::string::npos);
@@ -94,12 +94,14 @@ TEST(TopoCli, JsonIsARunDocumentWithTheModel) {
 }
 
 TEST(TopoCli, EnvFromProcessAndFromFlag) {
-  auto result = topo({"--xml", kH200x2, "--format", "nccl-log"}, {"NCCL_P2P_DISABLE=1"});
+  // NCCL 2.28.9's hop counts (2.30 adds a DEV hop to every GPU path).
+  auto result = topo({"--xml", kH200x2, "--format", "nccl-log", "--nccl-version", "2.28.9"}, {"NCCL_P2P_DISABLE=1"});
   ASSERT_EQ(result.exit_code, 0) << result.err;
   EXPECT_NE(result.out.find("NCCL_P2P_DISABLE set by environment to 1\n"), std::string::npos);
   EXPECT_NE(result.out.find("GPU/0-70 (2/48.0/PHB)"), std::string::npos);
   // --env wins over the process environment.
-  result = topo({"--xml", kH200x2, "--format", "nccl-log", "--env", "NCCL_P2P_DISABLE=0"}, {"NCCL_P2P_DISABLE=1"});
+  result = topo({"--xml", kH200x2, "--format", "nccl-log", "--env", "NCCL_P2P_DISABLE=0", "--nccl-version", "2.28.9"},
+                {"NCCL_P2P_DISABLE=1"});
   ASSERT_EQ(result.exit_code, 0) << result.err;
   EXPECT_EQ(result.out.find("NCCL_P2P_DISABLE set by environment"), std::string::npos);
   EXPECT_NE(result.out.find("GPU/0-70 (2/370.8/NVL)"), std::string::npos);

@@ -12,7 +12,7 @@ namespace {
 using namespace std::string_literals;
 
 TEST(TerminalText, PlainTextAndUtf8AreUnchanged) {
-  for (const std::string text : {"NVIDIA H200\tNV18\n", "GPU0  X  NV18\n"s, "héllo – 日本 😀"s, ""s}) {
+  for (const std::string& text : {"NVIDIA H200\tNV18\n"s, "GPU0  X  NV18\n"s, "héllo – 日本 😀"s, ""s}) {
     EXPECT_EQ(visible_controls(text), text);
   }
   EXPECT_EQ(visible_field("héllo – 日本"), "héllo – 日本");
