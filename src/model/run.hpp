@@ -25,7 +25,7 @@ namespace linkscope::model {
 inline constexpr int kRunSchemaMajor = 1;
 // 1.3: model.graphs, model.tuning and model.prediction (NCCL's channel search and tuner); runtime.runs[].info.tuning
 //      (what NCCL chose per call, from its TUNING log lines).
-inline constexpr int kRunSchemaMinor = 3;
+inline constexpr int kRunSchemaMinor = 4;
 
 struct Tool {
   std::string name = "linkscope";
