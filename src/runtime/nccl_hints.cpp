@@ -37,12 +37,16 @@ std::string hint_kind(std::string_view text) {
   return "other";
 }
 
+void HintCollector::end_burst(std::string_view thread) {
+  if (const auto open = open_.find(thread); open != open_.end()) open_.erase(open);
+}
+
 bool HintCollector::add(std::string_view thread, std::string_view message) {
-  const auto open = open_.find(thread);
   if (message.compare(0, kHint.size(), kHint) != 0) {
-    if (open != open_.end()) open_.erase(open);
+    end_burst(thread);
     return false;
   }
+  const auto open = open_.find(thread);
   message.remove_prefix(kHint.size());
   const bool opening = message.compare(0, kOpening.size(), kOpening) == 0;
   if (!opening && open != open_.end()) {
@@ -51,7 +55,7 @@ bool HintCollector::add(std::string_view thread, std::string_view message) {
     return true;
   }
   if (raw_.size() >= kMaxHints) {
-    if (open != open_.end()) open_.erase(open);
+    end_burst(thread);
     return true;
   }
   model::NcclHint hint;

@@ -15,6 +15,8 @@ class HintCollector {
  public:
   // One NCCL INFO message of `thread` (the line's "host:pid:tid" prefix). Returns true when it was a HINT line.
   bool add(std::string_view thread, std::string_view message);
+  // Any other line of `thread` (a WARN: NCCL warns before it hints) ends its burst.
+  void end_burst(std::string_view thread);
   // The hints seen, identical ones merged (count), in the order of their first line.
   std::vector<model::NcclHint> take();
 

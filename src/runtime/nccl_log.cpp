@@ -64,15 +64,9 @@ void split_via(const std::string& via, NcclConnection& c) {
   c.detail = second == std::string::npos ? "" : via.substr(second + 1);
 }
 
-std::optional<int> to_int(const std::ssub_match& m) {
-  if (!m.matched) return std::nullopt;
-  return parse_log_int(std::string_view(&*m.first, static_cast<std::size_t>(m.length())));
-}
-
-std::optional<double> to_double(const std::ssub_match& m) {
-  if (!m.matched || m.length() == 0) return std::nullopt;
-  return parse_log_double(std::string_view(&*m.first, static_cast<std::size_t>(m.length())));
-}
+// A group that did not match is an empty string: no number.
+std::optional<int> to_int(const std::ssub_match& m) { return parse_log_int(m.str()); }
+std::optional<double> to_double(const std::ssub_match& m) { return parse_log_double(m.str()); }
 
 bool ends_with(std::string_view text, std::string_view tail) {
   return text.size() >= tail.size() && text.compare(text.size() - tail.size(), tail.size(), tail) == 0;
@@ -300,6 +294,7 @@ struct Parser {
       handle_info(std::string(message));
     } else if (const auto w = line.find(kWarn); w != std::string_view::npos) {
       ++info.nccl_lines;
+      hints.end_burst(line.substr(0, line.find(' ')));
       if (info.warnings.size() < 20) info.warnings.emplace_back(trim(line.substr(w + kWarn.size())));
     }
   }

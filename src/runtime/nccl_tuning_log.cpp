@@ -19,13 +19,9 @@ std::string lookup(const std::array<std::pair<std::string_view, std::string_view
   return std::string(key);
 }
 
-std::optional<std::uint64_t> to_u64(const std::ssub_match& m) {
-  return parse_log_u64(std::string_view(&*m.first, static_cast<std::size_t>(m.length())));
-}
-
-std::optional<int> to_int(const std::ssub_match& m) {
-  return parse_log_int(std::string_view(&*m.first, static_cast<std::size_t>(m.length())));
-}
+// The regexes match at least one digit where these are used.
+std::optional<std::uint64_t> to_u64(const std::ssub_match& m) { return parse_log_u64(m.str()); }
+std::optional<int> to_int(const std::ssub_match& m) { return parse_log_int(m.str()); }
 
 }  // namespace
 

@@ -125,7 +125,8 @@ TEST(NcclLogVersions, Nccl2307ShmDirect) {
 
 TEST(NcclLogVersions, Nccl2307HintsAsNcclPrintsThem) {
   // net_ib/common.h: a LOC_PROT_ERR completion prints the ACS hint, then (the switch falls through) the
-  // same-instance and IB-timeout hints. Another thread's line interleaves; a QP ETIMEDOUT of another thread follows.
+  // same-instance and IB-timeout hints. Another thread's line interleaves; QP errors of other threads follow (ibvwrap.cc
+  // warns, then hints: the warning ends a burst, so the second GID hint is a hint of its own, merged with the first).
   const NcclRuntimeInfo info = parse_nccl_log(
       "h:1:7 [0] NCCL INFO HINT: In many cases this error occurs when ACS is enabled which would break GPU Direct RDMA protocol.\n"
       "h:1:7 [0] NCCL INFO HINT: To confirm and fix the problem, you can set NCCL_NET_GDR_LEVEL=0 to disable ACS following vendor documentation.\n"
@@ -139,10 +140,12 @@ TEST(NcclLogVersions, Nccl2307HintsAsNcclPrintsThem) {
       "h:2:3 [2] NCCL INFO HINT: In many cases this error occurs when NICs are not cross-rail connected.\n"
       "h:2:3 [2] NCCL INFO HINT: To confirm, you can set NCCL_CROSS_NIC=0 to disable cross-rail communication.\n"
       "h:2:3 [2] NCCL INFO HINT: See https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/env.html#nccl-cross-nic for more information.\n"
+      "h:3:3 [0] NCCL WARN Call to ibv_modify_qp failed with 22 Invalid argument, on dev mlx5_0:1, curr state INIT, next state RTR, local GID index 9, local GID N/A, remote GID N/A\n"
       "h:3:3 [0] NCCL INFO HINT: In many cases this error occurs when the incorrect GID index is forced by NCCL_IB_GID_INDEX\n"
       "h:3:3 [0] NCCL INFO HINT: To confirm and fix the problem, you can set NCCL_IB_GID_INDEX=-1 to enable automatic detection.\n"
       "h:4:3 [0] NCCL INFO HINT: In many cases this issue indicates missing or faulty information in the provided topology file.\n"
       "h:4:3 [0] NCCL INFO HINT: To confirm, set NCCL_TOPO_DUMP_FILE=topo.xml to produce the topology NCCL has detected and compare to the one provided.\n"
+      "h:3:3 [0] NCCL WARN Call to ibv_modify_qp failed with 22 Invalid argument, on dev mlx5_0:1, curr state INIT, next state RTR, local GID index 9, local GID N/A, remote GID N/A\n"
       "h:3:3 [0] NCCL INFO HINT: In many cases this error occurs when the incorrect GID index is forced by NCCL_IB_GID_INDEX\n"
       "h:3:3 [0] NCCL INFO HINT: To confirm and fix the problem, you can set NCCL_IB_GID_INDEX=-1 to enable automatic detection.\n");
   ASSERT_EQ(info.hints.size(), 6u);
@@ -164,7 +167,7 @@ TEST(NcclLogVersions, Nccl2307HintsAsNcclPrintsThem) {
   EXPECT_EQ(info.hints[5].kind, "topology-file");
   EXPECT_EQ(info.hints[5].text,
             "In many cases this issue indicates missing or faulty information in the provided topology file.");
-  EXPECT_EQ(info.warnings.size(), 1u);
+  EXPECT_EQ(info.warnings.size(), 3u);
   EXPECT_EQ(info.connections.size(), 1u);  // HINT lines are not other facts, other threads' lines still are
 }
 
