@@ -19,6 +19,10 @@ std::string lookup(const std::array<std::pair<std::string_view, std::string_view
   return std::string(key);
 }
 
+// Far above NCCL's MAXCHANNELS (64 in every supported version, device.h): a channel number past it is not NCCL's,
+// and channels() stays free of overflow.
+constexpr int kMaxChannels = 1 << 16;
+
 // The regexes match at least one digit where these are used.
 std::optional<std::uint64_t> to_u64(const std::ssub_match& m) { return parse_log_u64(m.str()); }
 std::optional<int> to_int(const std::ssub_match& m) { return parse_log_int(m.str()); }
@@ -69,14 +73,14 @@ std::optional<model::NcclTuningCall> parse_tuning_line(std::string_view message,
   model::NcclTuningCall call;
   if (std::regex_search(text, g, kCall)) {
     const auto lo = to_int(g[5]), hi = to_int(g[6]);
-    if (!lo || !hi) return std::nullopt;
+    if (!lo || !hi || *lo > *hi || *hi >= kMaxChannels) return std::nullopt;
     call.algorithm = tuner_algorithm_name(g[3].str());
     call.protocol = tuner_protocol_name(g[4].str());
     call.channel_lo = *lo;
     call.channel_hi = *hi;
   } else if (std::regex_search(text, g, kSymmetric)) {
     const auto channels = to_int(g[4]);
-    if (!channels) return std::nullopt;
+    if (!channels || *channels > kMaxChannels) return std::nullopt;
     call.kernel = g[3].str();
     call.algorithm = "Symmetric";
     call.channel_lo = 0;

@@ -78,6 +78,9 @@ TEST(NcclTuningLog, OutOfRangeNumbersAreNoCall) {
   EXPECT_FALSE(parse_tuning_line("AllReduce: 99999999999999999999999 Bytes -> Algo RING proto LL channel{Lo..Hi}={0..1}", 2));
   EXPECT_FALSE(parse_tuning_line("AllReduce: 8 Bytes -> Algo RING proto LL channel{Lo..Hi}={0..4294967296}", 2));
   EXPECT_FALSE(parse_tuning_line("AllReduce [Symmetric]: 8 Bytes -> Kernel K nchannels 2147483648 nthreads 1", 2));
+  // Channel ranges NCCL cannot print: Hi below Lo, or past any channel count (channels() would overflow).
+  EXPECT_FALSE(parse_tuning_line("AllReduce: 8 Bytes -> Algo RING proto LL channel{Lo..Hi}={5..4}", 2));
+  EXPECT_FALSE(parse_tuning_line("AllReduce: 8 Bytes -> Algo RING proto LL channel{Lo..Hi}={0..2147483647}", 2));
   // bytes x ranks past 2^64: the whole-buffer size stays unknown instead of wrapping.
   const auto huge = parse_tuning_line("AllGather: 18446744073709551615 Bytes -> Algo RING proto LL channel{Lo..Hi}={0..1}", 4);
   ASSERT_TRUE(huge.has_value());
