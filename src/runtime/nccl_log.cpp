@@ -68,6 +68,9 @@ void split_via(const std::string& via, NcclConnection& c) {
 std::optional<int> to_int(const std::ssub_match& m) { return parse_log_int(m.str()); }
 std::optional<double> to_double(const std::ssub_match& m) { return parse_log_double(m.str()); }
 
+// Cheap tests before each regex: most lines match none, and a regex search tries every position of the line.
+bool starts_with(std::string_view text, std::string_view head) { return text.compare(0, head.size(), head) == 0; }
+
 bool ends_with(std::string_view text, std::string_view tail) {
   return text.size() >= tail.size() && text.compare(text.size() - tail.size(), tail.size(), tail) == 0;
 }
@@ -75,7 +78,7 @@ bool ends_with(std::string_view text, std::string_view tail) {
 // "[Rank 3] " before a message (NCCL 2.29.2 added it to the Init START line).
 std::string_view without_rank_prefix(std::string_view m) {
   constexpr std::string_view kRank = "[Rank ";
-  if (m.compare(0, kRank.size(), kRank) != 0) return m;
+  if (!starts_with(m, kRank)) return m;
   const auto close = m.find("] ", kRank.size());
   if (close == std::string_view::npos || close == kRank.size()) return m;
   for (std::size_t i = kRank.size(); i < close; ++i) {
@@ -100,14 +103,8 @@ NetDetail net_detail(std::string_view detail) {
   return out;
 }
 
-struct Parser {
-  NcclRuntimeInfo info;
-  std::set<std::tuple<int, int, int, int, std::string>> seen_connections;
-  std::set<std::pair<std::string, std::string>> seen_paths;
-  std::set<std::tuple<int, int, std::string, std::string>> seen_graphs;
-  std::map<std::tuple<std::string, std::uint64_t, std::string, std::string, int, int, std::string>, std::size_t>
-      tuning_index;  // identical TUNING lines -> their entry in info.tuning
-
+// NCCL's line formats, compiled once: building these regexes costs more than parsing a whole log.
+struct Patterns {
   const std::regex connection{R"(^Channel (\d+)(?:/(\d+))? : (\d+)\[[0-9a-fA-F]+\] -> (\d+)\[[0-9a-fA-F]+\](?: \[(send|receive)\])? via (.+)$)"};
   const std::regex channels{R"(^(\d+) coll channels, (\d+) collnet channels, (\d+) nvls channels, (\d+) p2p channels, (\d+) p2p channels per peer)"};
   const std::regex version{R"(^NCCL version (\d+\.\d+\.\d+)(\S*))"};
@@ -132,14 +129,30 @@ struct Parser {
   const std::regex nvls_tuning{R"(^NVLS tuning: nChannels (\d+) chunkSize (\d+) treeMaxChunkSize (\d+)$)"};
   // mnnvl.cc: "MNNVL %d cliqueId %x cliqueSize %d cliqueRank %d" (+ " nvlDomainSize %d" since 2.30.3).
   const std::regex mnnvl_line{R"(^MNNVL (\d+) cliqueId ([0-9a-fA-F]+) cliqueSize (\d+) cliqueRank (\d+)(?: nvlDomainSize (\d+))?$)"};
+};
+
+const Patterns& patterns() {
+  static const Patterns compiled;
+  return compiled;
+}
+
+struct Parser {
+  NcclRuntimeInfo info;
+  std::set<std::tuple<int, int, int, int, std::string>> seen_connections;
+  std::set<std::pair<std::string, std::string>> seen_paths;
+  std::set<std::tuple<int, int, std::string, std::string>> seen_graphs;
+  std::map<std::tuple<std::string, std::uint64_t, std::string, std::string, int, int, std::string>, std::size_t>
+      tuning_index;  // identical TUNING lines -> their entry in info.tuning
+
+  const Patterns& re = patterns();
   HintCollector hints;
   std::set<std::pair<int, std::string>> seen_gdr;
   std::set<int> seen_rank_devices;
 
   void handle_info(const std::string& m) {
     std::smatch g;
-    if (m.compare(0, 8, "Channel ") == 0) {
-      if (!std::regex_match(m, g, connection)) return;
+    if (starts_with(m, "Channel ")) {
+      if (!std::regex_match(m, g, re.connection)) return;
       const auto channel = to_int(g[1]), rank = to_int(g[3]), peer = to_int(g[4]);
       const auto conn_index = g[2].matched ? to_int(g[2]) : std::optional<int>(-1);
       if (!channel || !rank || !peer || !conn_index) return;
@@ -163,33 +176,33 @@ struct Parser {
       } else {
         ++info.tuning[at->second].calls;
       }
-    } else if (std::regex_search(m, g, channels)) {
+    } else if (m.find(" coll channels, ") != std::string::npos && std::regex_search(m, g, re.channels)) {
       info.coll_channels = to_int(g[1]);
       info.collnet_channels = to_int(g[2]);
       info.nvls_channels = to_int(g[3]);
       info.p2p_channels = to_int(g[4]);
       info.p2p_channels_per_peer = to_int(g[5]);
-    } else if (m.compare(0, 5, "NVLS ") == 0) {
+    } else if (starts_with(m, "NVLS ")) {
       handle_nvls(m);
-    } else if (m.compare(0, 16, "GPU Direct RDMA ") == 0) {
+    } else if (starts_with(m, "GPU Direct RDMA ")) {
       handle_gdr(m);
     } else if (ends_with(m, "- Init START") || ends_with(m, "- Init COMPLETE")) {
       handle_init(m);
-    } else if (std::regex_match(m, g, mnnvl_line)) {
+    } else if (starts_with(m, "MNNVL ") && std::regex_match(m, g, re.mnnvl_line)) {
       const auto enabled = to_int(g[1]), size = to_int(g[3]), rank = to_int(g[4]);
       if (enabled && size && rank) info.mnnvl = model::NcclMnnvl{*enabled, g[2].str(), *size, *rank, to_int(g[5])};
-    } else if (std::regex_search(m, g, version)) {
+    } else if (starts_with(m, "NCCL version ") && std::regex_search(m, g, re.version)) {
       info.nccl_version = g[1].str();
       info.nccl_version_full = g[1].str() + g[2].str();
-    } else if (std::regex_search(m, g, network)) {
+    } else if (starts_with(m, "Using network ") && std::regex_search(m, g, re.network)) {
       info.network = g[1].str();
-    } else if (std::regex_match(m, g, env_line)) {
+    } else if (m.find(" set by environment to ") != std::string::npos && std::regex_match(m, g, re.env_line)) {
       std::string value(trim(g[2].str()));
       if (!value.empty() && value.back() == '.') value.pop_back();  // "NCCL_NVLS_ENABLE set by environment to 0."
       info.environment[g[1].str()] = value;
-    } else if (std::regex_match(m, g, comm_config_line)) {
+    } else if (starts_with(m, "Comm config ") && std::regex_match(m, g, re.comm_config_line)) {
       info.comm_config[g[1].str()] = std::string(trim(g[2].str()));
-    } else if (std::regex_search(m, g, pattern_line)) {
+    } else if (starts_with(m, "Pattern ") && std::regex_search(m, g, re.pattern_line)) {
       const auto pattern = to_int(g[1]), nchannels = to_int(g[2]);
       const auto bw_intra = to_double(g[3]), bw_inter = to_double(g[4]);
       if (!pattern || !nchannels || !bw_intra || !bw_inter) return;
@@ -204,15 +217,15 @@ struct Parser {
       if (seen_graphs.emplace(graph.pattern, graph.channels, graph.type_intra, graph.type_inter).second) {
         info.graphs.push_back(std::move(graph));
       }
-    } else if (std::regex_search(m, g, comm_line)) {
+    } else if (starts_with(m, "comm 0x") && std::regex_search(m, g, re.comm_line)) {
       info.nranks = to_int(g[1]);
       info.nnodes = to_int(g[2]);
-    } else if (std::regex_match(m, g, gpu_path_head)) {
+    } else if (starts_with(m, "GPU/") && std::regex_match(m, g, re.gpu_path_head)) {
       const std::string from = g[1].str();
       const std::string rest = g[2].str();
-      for (std::sregex_iterator it(rest.begin(), rest.end(), path_entry), end; it != end; ++it) {
+      for (std::sregex_iterator it(rest.begin(), rest.end(), re.path_entry), end; it != end; ++it) {
         const std::string to = (*it)[1].str();
-        if (to.compare(0, 4, "GPU/") != 0 || to == from) continue;
+        if (!starts_with(to, "GPU/") || to == from) continue;
         const auto hops = to_int((*it)[2]);
         const auto bandwidth = to_double((*it)[3]);
         if (!hops || !bandwidth || !seen_paths.emplace(from, to).second) continue;
@@ -224,7 +237,7 @@ struct Parser {
         path.type = (*it)[4].str();
         info.gpu_paths.push_back(std::move(path));
       }
-    } else if (std::regex_search(m, g, connected)) {
+    } else if (starts_with(m, "Connected ") && std::regex_search(m, g, re.connected)) {
       const std::string what = g[1].str();
       const std::string algorithm = what == "all rings" ? "Ring" : what == "all trees" ? "Tree" : what == "NVLS" ? "NVLS" : "CollNet";
       if (std::find(info.algorithms_connected.begin(), info.algorithms_connected.end(), algorithm) ==
@@ -236,10 +249,10 @@ struct Parser {
 
   void handle_nvls(const std::string& m) {
     std::smatch g;
-    if (std::regex_match(m, g, nvls_support)) {
+    if (std::regex_match(m, g, re.nvls_support)) {
       info.nvls.supported = !g[1].matched;
       if (const auto n = to_int(g[2])) info.nvls.channels = n;
-    } else if (std::regex_match(m, g, nvls_tuning)) {
+    } else if (std::regex_match(m, g, re.nvls_tuning)) {
       info.nvls.channels = to_int(g[1]);
       info.nvls.chunk_size = to_int(g[2]);
       info.nvls.tree_max_chunk_size = to_int(g[3]);
@@ -253,16 +266,16 @@ struct Parser {
 
   void handle_gdr(const std::string& m) {
     std::smatch g;
-    if (std::regex_search(m, g, gdr_228)) {
+    if (std::regex_search(m, g, re.gdr_228)) {
       if (const auto rank = to_int(g[2])) add_gpu_direct(*rank, "HCA " + g[3].str(), g[1] == "Enabled", "gdr-line");
-    } else if (std::regex_search(m, g, gdr_229)) {
+    } else if (std::regex_search(m, g, re.gdr_229)) {
       if (const auto rank = to_int(g[2])) add_gpu_direct(*rank, g[3].str(), g[1] == "Enabled", "gdr-line");
     }
   }
 
   void handle_init(const std::string& m) {
     std::smatch g;
-    if (!std::regex_search(m, g, init_line)) return;
+    if (!std::regex_search(m, g, re.init_line)) return;
     const auto rank = to_int(g[1]), nranks = to_int(g[2]), cuda_dev = to_int(g[3]), nvml_dev = to_int(g[4]);
     if (!rank || !nranks || !cuda_dev || !nvml_dev) return;
     if (!info.nranks) info.nranks = nranks;
@@ -275,7 +288,7 @@ struct Parser {
   void gpu_direct_from_connections() {
     if (!info.gpu_direct.empty()) return;
     for (const auto& c : info.connections) {
-      if (c.transport.compare(0, 4, "NET/") != 0) continue;
+      if (!starts_with(c.transport, "NET/")) continue;
       const NetDetail detail = net_detail(c.detail);
       if (detail.device.empty()) continue;
       const int rank = detail.proxy ? *detail.proxy : (c.side == "receive" ? c.peer : c.rank);
