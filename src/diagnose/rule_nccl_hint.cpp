@@ -53,15 +53,29 @@ std::optional<Finding> rule_nccl_hint(const Context& context) {
   finding.severity = Severity::kWarning;
   const model::NcclHint* first = nullptr;
   std::set<std::string> kinds;
-  for (const auto& run : context.evidence.run.runtime.runs) {
-    for (const auto& hint : run.info.hints) {
+  const auto add = [&](const std::vector<model::NcclHint>& hints, const std::string& where) {
+    for (const auto& hint : hints) {
       if (!hint.primary) continue;
       if (first == nullptr) first = &hint;
       kinds.insert(hint.kind);
-      const std::string where = run.context.empty() ? "NCCL" : "NCCL in " + run.context;
       finding.evidence.push_back(fmt::format("{}: HINT: {}{}", where, hint.text,
                                              hint.count > 1 ? fmt::format(" ({} times)", hint.count) : ""));
       for (const auto& advice : hint.advice) finding.evidence.push_back("  HINT: " + advice);
+    }
+  };
+  for (const auto& run : context.evidence.run.runtime.runs) {
+    add(run.info.hints, run.context.empty() ? "NCCL" : "NCCL in " + run.context);
+  }
+  if (const auto& cross = context.evidence.run.measurements.cross_host) {
+    const auto host = [&](int index) {
+      return index >= 0 && index < static_cast<int>(cross->hosts.size()) ? cross->hosts[static_cast<std::size_t>(index)]
+                                                                         : "host " + std::to_string(index);
+    };
+    for (const auto& pair : cross->pairs) {
+      for (const auto* end : {&pair.a, &pair.b}) {
+        add(end->hints, fmt::format("NCCL on {} (rank {}) between {} and {}", host(end->host), end->rank,
+                                    host(pair.a.host), host(pair.b.host)));
+      }
     }
   }
   if (first == nullptr) return std::nullopt;

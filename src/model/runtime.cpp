@@ -49,6 +49,15 @@ RuntimeRun RuntimeRun::not_recorded(std::string context, std::string why) {
   return run;
 }
 
+json to_json(const NcclHint& h) {
+  return {{"kind", h.kind}, {"text", h.text}, {"advice", h.advice}, {"primary", h.primary}, {"count", h.count}};
+}
+
+NcclHint hint_from_json(const JsonReader& h) {
+  return {h.string_or("kind", "other"), h.string_or("text"), h.strings("advice"), h.boolean("primary").value_or(true),
+          h.small_int("count").value_or(1)};
+}
+
 json to_json(const RuntimeRun& run) {
   if (!run.recorded) {
     return with_extras({{"context", run.context}, {"status", "not recorded"}, {"reason", run.reason}}, run.extra);
@@ -140,9 +149,7 @@ json to_json(const RuntimeRun& run) {
                                    {"nvl_domain_size", optional_json(info.mnnvl->nvl_domain_size)}}
                             : json(nullptr);
   json hints = json::array();
-  for (const auto& h : info.hints) {
-    hints.push_back({{"kind", h.kind}, {"text", h.text}, {"advice", h.advice}, {"primary", h.primary}, {"count", h.count}});
-  }
+  for (const auto& h : info.hints) hints.push_back(to_json(h));
   out["hints"] = std::move(hints);
   return with_extras(std::move(out), run.extra);
 }
@@ -223,10 +230,7 @@ RuntimeRun runtime_run_from_json(const JsonReader& r) {
                            mnnvl.small_int("clique_size").value_or(0), mnnvl.small_int("clique_rank").value_or(0),
                            mnnvl.small_int("nvl_domain_size")};
   }
-  for (const auto& h : r.array("hints")) {
-    info.hints.push_back({h.string_or("kind", "other"), h.string_or("text"), h.strings("advice"),
-                          h.boolean("primary").value_or(true), h.small_int("count").value_or(1)});
-  }
+  for (const auto& h : r.array("hints")) info.hints.push_back(hint_from_json(h));
   // Derived from the connections and the environment when written.
   r.skip({"transport", "transports", "algorithm_env", "protocol_env"});
   run.extra = r.extras();

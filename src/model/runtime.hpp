@@ -165,6 +165,8 @@ struct Runtime {
   bool empty() const { return !nccl_version && runs.empty() && (extra.is_null() || extra.empty()); }
 };
 
+nlohmann::json to_json(const NcclHint& hint);
+NcclHint hint_from_json(const JsonReader& reader);
 nlohmann::json to_json(const RuntimeRun& run);
 RuntimeRun runtime_run_from_json(const JsonReader& reader);
 nlohmann::json to_json(const Runtime& runtime);

@@ -61,6 +61,30 @@ TEST(RuleNcclHint, SeveralKindsAreOneFindingAndTheFirstGivesTheStep) {
   EXPECT_NE(finding->next_command.find("NCCL_CROSS_NIC=0"), std::string::npos);
 }
 
+TEST(RuleNcclHint, CrossHostSidesCarryTheirHints) {
+  model::Run run = test::nvswitch_run(2);
+  model::CrossHost cross;
+  cross.hosts = {"node-a", "node-b"};
+  model::CrossHostPair pair;
+  pair.a.host = 0;
+  pair.a.rank = 0;
+  pair.b.host = 1;
+  pair.b.rank = 8;
+  pair.b.hints = runtime::parse_nccl_log(
+      "node-b:9:9 [0] NCCL INFO HINT: In many cases this error occurs when NICs are not cross-rail connected.\n"
+      "node-b:9:9 [0] NCCL INFO HINT: To confirm, you can set NCCL_CROSS_NIC=0 to disable cross-rail communication.\n")
+                     .hints;
+  cross.pairs.push_back(pair);
+  run.measurements.cross_host = cross;
+  const auto diagnosis = diagnose(run);
+  const model::Finding* finding = hint_finding(diagnosis.findings);
+  ASSERT_NE(finding, nullptr);
+  EXPECT_EQ(finding->evidence[0],
+            "NCCL on node-b (rank 8) between node-a and node-b: HINT: In many cases this error occurs when NICs are not "
+            "cross-rail connected.");
+  EXPECT_NE(finding->next_command.find("NCCL_CROSS_NIC=0"), std::string::npos);
+}
+
 TEST(RuleNcclHint, NoHintNoFinding) {
   const auto diagnosis = diagnose(run_with_log("n:1:1 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[1] via P2P/CUMEM/read\n"));
   EXPECT_EQ(hint_finding(diagnosis.findings), nullptr);
