@@ -16,6 +16,8 @@ namespace {
 using nlohmann::json;
 
 json side_to_json(const MeasuredSide& s) {
+  json hints = json::array();
+  for (const auto& hint : s.hints) hints.push_back(model::to_json(hint));
   return {{"round", s.round},
           {"a", s.a},
           {"b", s.b},
@@ -26,6 +28,7 @@ json side_to_json(const MeasuredSide& s) {
           {"nic", model::string_or_null(s.nic)},
           {"nic_reason", s.nic_reason},
           {"transport", model::string_or_null(s.transport)},
+          {"hints", std::move(hints)},
           {"status", s.status},
           {"reason", model::optional_json(s.reason)},
           {"series", s.series ? model::to_json(*s.series) : json(nullptr)}};
@@ -43,6 +46,7 @@ MeasuredSide side_from_json(const model::JsonReader& r) {
   s.nic = r.string_or("nic");
   s.nic_reason = r.string_or("nic_reason");
   s.transport = r.string_or("transport");
+  for (const auto& hint : r.array("hints")) s.hints.push_back(model::hint_from_json(hint));
   s.status = r.string_or("status", "error");
   s.reason = r.string("reason");
   if (r.has("series")) s.series = model::series_from_json(r.object("series"));
@@ -58,6 +62,7 @@ model::CrossHostEndpoint endpoint_of(const MeasuredSide& side, int host) {
   e.nic = side.nic;
   e.nic_reason = side.nic_reason;
   e.transport = side.transport;
+  e.hints = side.hints;
   return e;
 }
 

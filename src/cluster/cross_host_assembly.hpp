@@ -28,6 +28,7 @@ struct MeasuredSide {
   std::string nic;         // the NIC NCCL's connections went through; empty when unknown
   std::string nic_reason;  // why it is unknown
   std::string transport;   // empty when NCCL's log showed none
+  std::vector<model::NcclHint> hints;  // NCCL's HINT lines in this side's log
   std::string status = "ok";
   std::optional<std::string> reason;
   std::optional<model::CollectiveSeries> series;  // sent by one end only

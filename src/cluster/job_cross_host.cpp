@@ -97,13 +97,15 @@ void add_nic(MeasuredSide& out, const runtime::NcclDebugCapture& capture, std::s
   }
   const std::string all = capture.collect();
   const std::string mine = all.substr(std::min(log_start, all.size()));
+  const runtime::NcclRuntimeInfo info = runtime::parse_nccl_log(mine);
+  out.hints = info.hints;  // an IB error's HINTs (NCCL 2.30.7) are printed by the side that saw it
   const auto uses = nics_used(mine, all);
   if (!uses.empty()) {
     out.nic = uses.front().nic;
     out.transport = uses.front().transport;
     return;
   }
-  const auto transport = runtime::dominant_transport(runtime::parse_nccl_log(mine));
+  const auto transport = runtime::dominant_transport(info);
   if (transport) out.transport = *transport;
   out.nic_reason = transport ? "NCCL connected through " + *transport + ", not a NIC" : "NCCL's log shows no connection";
 }

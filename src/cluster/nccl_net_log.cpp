@@ -2,28 +2,28 @@
 
 #include <algorithm>
 #include <regex>
+#include <tuple>
 
 #include <fmt/format.h>
 
+#include "runtime/log_lines.hpp"
 #include "runtime/nccl_log.hpp"
 
 namespace linkscope::cluster {
 
 namespace {
 
-std::vector<std::string> lines_of(std::string_view text) {
-  std::vector<std::string> lines;
-  std::size_t start = 0;
-  while (start < text.size()) {
-    std::size_t end = text.find('\n', start);
-    if (end == std::string_view::npos) end = text.size();
-    lines.emplace_back(text.substr(start, end - start));
-    start = end + 1;
-  }
-  return lines;
+using runtime::parse_log_int;
+
+// The leading digits of `text` as a number; nothing when there are none or they overflow an int.
+std::optional<int> leading_int(std::string_view text, std::size_t* used = nullptr) {
+  const auto end = std::min(text.find_first_not_of("0123456789"), text.size());
+  if (used != nullptr) *used = end;
+  return parse_log_int(text.substr(0, end));
 }
 
-// "mlx5_0:1/IB" (IB: name, port, link layer) or "eth0:10.0.0.1<0>" (Socket: name, address).
+// "mlx5_0:1/IB" (IB: name, port, link layer; NCCL 2.30.7 adds ":rail", "::plane" or ":rail:plane" after the port
+// when the device has them: net_ib/init.cc) or "eth0:10.0.0.1<0>" (Socket: name, address).
 LoggedNetDevice device_from_token(int index, const std::string& plugin, const std::string& token) {
   LoggedNetDevice device;
   device.index = index;
@@ -31,9 +31,18 @@ LoggedNetDevice device_from_token(int index, const std::string& plugin, const st
   const auto colon = token.find(':');
   device.name = token.substr(0, colon);
   if (plugin == "IB" && colon != std::string::npos) {
-    const std::string rest = token.substr(colon + 1);
-    const auto digits = rest.find_first_not_of("0123456789");
-    if (digits != 0) device.port = std::stoi(rest.substr(0, digits));
+    std::string_view rest = std::string_view(token).substr(colon + 1);
+    std::size_t used = 0;
+    device.port = leading_int(rest, &used);
+    rest.remove_prefix(used);
+    const auto slash = rest.find('/');
+    const std::string_view ids = rest.substr(0, slash);  // "", ":3", "::0", ":3:0"
+    if (!ids.empty() && ids.front() == ':') {
+      const std::string_view after = ids.substr(1);
+      const auto second = after.find(':');
+      if (second != 0) device.rail = leading_int(after.substr(0, second));
+      if (second != std::string_view::npos) device.plane = leading_int(after.substr(second + 1));
+    }
   }
   return device;
 }
@@ -43,25 +52,28 @@ LoggedNetDevice device_from_token(int index, const std::string& plugin, const st
 std::vector<LoggedNetDevice> logged_net_devices(std::string_view log) {
   static const std::regex using_line{R"(NCCL INFO NET/(\w+) : Using (.*)$)"};
   static const std::regex token{R"(\[(\d+)\]([^\s\[;]+))"};
-  static const std::regex gdr_line{R"(NCCL INFO NET/IB : GPU Direct RDMA (Enabled|Disabled) for HCA (\d+))"};
+  // topo.cc (2.28.9 to 2.30.7): "NET/%s : GPU Direct RDMA %s for HCA %d '%s'", INFO in every version.
+  static const std::regex gdr_line{R"(NCCL INFO NET/(\w+) : GPU Direct RDMA (Enabled|Disabled) for HCA (\d+))"};
   std::vector<LoggedNetDevice> devices;
-  std::vector<std::pair<int, bool>> gdr;
-  for (const auto& line : lines_of(log)) {
+  std::vector<std::tuple<std::string, int, bool>> gdr;
+  runtime::for_each_log_line(log, [&](std::string_view view) {
+    if (view.find("NCCL INFO NET/") == std::string_view::npos) return;
+    const std::string line(view);
     std::smatch match;
     if (std::regex_search(line, match, using_line)) {
       const std::string plugin = match[1];
       const std::string list = match[2];
       devices.clear();
       for (auto it = std::sregex_iterator(list.begin(), list.end(), token); it != std::sregex_iterator(); ++it) {
-        devices.push_back(device_from_token(std::stoi((*it)[1]), plugin, (*it)[2]));
+        if (const auto index = parse_log_int((*it)[1].str())) devices.push_back(device_from_token(*index, plugin, (*it)[2]));
       }
     } else if (std::regex_search(line, match, gdr_line)) {
-      gdr.emplace_back(std::stoi(match[2]), match[1] == "Enabled");
+      if (const auto index = parse_log_int(match[3].str())) gdr.emplace_back(match[1], *index, match[2] == "Enabled");
     }
-  }
-  for (const auto& [index, enabled] : gdr) {
+  });
+  for (const auto& [plugin, index, enabled] : gdr) {
     for (auto& device : devices) {
-      if (device.index == index && device.plugin == "IB") device.gdr = enabled;
+      if (device.index == index && device.plugin == plugin) device.gdr = enabled;
     }
   }
   return devices;
@@ -73,13 +85,11 @@ std::vector<NicUse> nics_used(std::string_view log, std::string_view device_list
   std::vector<NicUse> uses;
   for (const auto& connection : info.connections) {
     if (connection.transport.rfind("NET/", 0) != 0) continue;
-    const auto digits = connection.detail.find_first_not_of("0123456789");
     std::string nic = "NET device ?";
-    if (digits != 0 && !connection.detail.empty()) {
-      const int index = std::stoi(connection.detail.substr(0, digits));
-      nic = fmt::format("NET device {}", index);
+    if (const auto index = leading_int(connection.detail)) {
+      nic = fmt::format("NET device {}", *index);
       for (const auto& device : devices) {
-        if (device.index != index) continue;
+        if (device.index != *index) continue;
         nic = device.port ? fmt::format("{}:{}", device.name, *device.port) : device.name;
       }
     }

@@ -14,7 +14,8 @@ struct LoggedNetDevice {
   std::string plugin;         // "IB", "Socket"
   std::string name;           // "mlx5_0", "eth0"
   std::optional<int> port;    // IB port
-  std::optional<bool> gdr;    // "GPU Direct RDMA Enabled/Disabled for HCA N"
+  std::optional<int> rail, plane;  // IB, NCCL 2.30.7: "[0]mlx5_0:1:3:0/IB" (rail 3, plane 0) when the device has them
+  std::optional<bool> gdr;    // "NET/<plugin> : GPU Direct RDMA Enabled/Disabled for HCA N"
 };
 
 // The devices of the last "NET/<plugin> : Using" line of the log (a process lists them once).

@@ -34,6 +34,8 @@ const std::vector<Rule>& all_rules() {
       {"nccl-env-path-removed", "NCCL_* variables that remove or force paths, protocols or algorithms",
        &rule_nccl_env_path_removed},
       {"transport-mismatch", "NCCL used a slower transport than the topology allows", &rule_transport_mismatch},
+      {"nccl-hint", "NCCL printed a HINT about an error it recognised (ACS breaking GPUDirect RDMA, IB timeout, "
+       "cross-rail NICs, GID index, topology file)", &rule_nccl_hint},
       {"nccl-choice-differs", "NCCL used another algorithm/protocol/channels than its model", &rule_nccl_choice_differs},
       {"noisy-measurement", "other work on a GPU during the steps (foreign processes by pid, load while no step ran), "
        "or a high coefficient of variation", &rule_noisy_measurement},

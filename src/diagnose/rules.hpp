@@ -37,6 +37,7 @@ std::optional<Finding> rule_wrong_results(const Context& context);
 std::optional<Finding> rule_gpu_throttled(const Context& context);
 std::optional<Finding> rule_nccl_env_path_removed(const Context& context);
 std::optional<Finding> rule_transport_mismatch(const Context& context);
+std::optional<Finding> rule_nccl_hint(const Context& context);
 std::optional<Finding> rule_noisy_measurement(const Context& context);
 std::optional<Finding> rule_pair_asymmetric(const Context& context);
 std::optional<Finding> rule_gpu_slow(const Context& context);

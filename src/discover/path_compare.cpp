@@ -1,9 +1,10 @@
 #include "discover/path_compare.hpp"
 
 #include <algorithm>
-#include <cstdlib>
 #include <map>
 #include <sstream>
+
+#include "runtime/log_lines.hpp"
 
 namespace linkscope::discover {
 
@@ -54,27 +55,28 @@ std::optional<PathLine> parse_path_line(std::string_view raw) {
 
 std::vector<std::string> nccl_log_path_lines(std::string_view log) {
   // Ranks print concurrently; follow the thread ("host:pid:tid") that printed the first system block.
-  std::istringstream lines{std::string(log)};
-  std::string line, thread;
-  bool after_block = false;
+  std::string thread;
+  bool after_block = false, done = false;
   std::vector<std::string> paths;
-  while (std::getline(lines, line)) {
-    const auto info = line.find(" NCCL INFO ");
-    if (info == std::string::npos) continue;
-    const std::string prefix = line.substr(0, line.find(' '));
+  runtime::for_each_log_line(log, [&](std::string_view line) {
+    if (done || line.find(" NCCL INFO ") == std::string_view::npos) return;
+    const std::string_view prefix = line.substr(0, line.find(' '));
     const std::string_view message = strip_prefix(line);
     if (thread.empty()) {
-      if (message.rfind("=== System : ", 0) == 0) thread = prefix;
-      continue;
+      if (message.rfind("=== System : ", 0) == 0) thread = std::string(prefix);
+      return;
     }
-    if (prefix != thread) continue;
+    if (prefix != thread) return;
     if (!after_block) {
       after_block = message.find_first_not_of('=') == std::string_view::npos && !message.empty();
-      continue;
+      return;
     }
-    if (!parse_path_line(message)) break;
+    if (!parse_path_line(message)) {
+      done = true;
+      return;
+    }
     paths.emplace_back(message);
-  }
+  });
   return paths;
 }
 
@@ -82,7 +84,10 @@ bool nccl_version_before(const std::string& version, int major, int minor, int p
   int parts[3] = {0, 0, 0};
   std::istringstream in(version);
   std::string piece;
-  for (int i = 0; i < 3 && std::getline(in, piece, '.'); ++i) parts[i] = std::atoi(piece.c_str());
+  for (int i = 0; i < 3 && std::getline(in, piece, '.'); ++i) {
+    // Leading digits ("3" of "3+cuda13"); atoi was undefined on a number past INT_MAX.
+    parts[i] = runtime::parse_log_int(piece.substr(0, piece.find_first_not_of("0123456789"))).value_or(0);
+  }
   if (parts[0] != major) return parts[0] < major;
   if (parts[1] != minor) return parts[1] < minor;
   return parts[2] < patch;

@@ -14,13 +14,16 @@ json host_name_or_null(const CrossHost& c, int index) {
 }
 
 json endpoint_json(const CrossHostEndpoint& e, const CrossHost& c) {
+  json hints = json::array();
+  for (const auto& hint : e.hints) hints.push_back(to_json(hint));
   return {{"host", host_name_or_null(c, e.host)},
           {"rank", e.rank},
           {"cuda_device", optional_json(e.cuda_device)},
           {"pci_bdf", e.gpu_bdf},
           {"nic", string_or_null(e.nic)},
           {"nic_reason", e.nic.empty() ? json(e.nic_reason) : json(nullptr)},
-          {"transport", string_or_null(e.transport)}};
+          {"transport", string_or_null(e.transport)},
+          {"hints", std::move(hints)}};
 }
 
 CrossHostEndpoint endpoint_from(const JsonReader& r, const CrossHost& c) {
@@ -32,6 +35,7 @@ CrossHostEndpoint endpoint_from(const JsonReader& r, const CrossHost& c) {
   e.nic = r.string_or("nic");
   e.nic_reason = r.string_or("nic_reason");
   e.transport = r.string_or("transport");
+  for (const auto& hint : r.array("hints")) e.hints.push_back(hint_from_json(hint));
   return e;
 }
 

@@ -8,6 +8,7 @@
 
 #include "model/collectives.hpp"
 #include "model/json_read.hpp"
+#include "model/runtime.hpp"
 
 // The Run's `measurements.cross_host` (`linkscope cluster`, `doctor` under MPI): NCCL sendrecv between one GPU of
 // every pair of hosts, an all_reduce over every rank, and which host or NIC is slow (src/cluster computes it).
@@ -21,6 +22,7 @@ struct CrossHostEndpoint {
   std::string nic;         // the NIC NCCL's connections went through ("mlx5_0:1", "eth0"); empty when unknown
   std::string nic_reason;  // why it is unknown
   std::string transport;   // "NET/IB/GDRDMA", "NET/Socket", ...
+  std::vector<NcclHint> hints;  // NCCL's HINT lines in this side's log of the pair (2.30.7: IB errors)
 };
 
 struct CrossHostPair {

@@ -25,6 +25,8 @@ namespace linkscope::model {
 inline constexpr int kRunSchemaMajor = 1;
 // 1.3: model.graphs, model.tuning and model.prediction (NCCL's channel search and tuner); runtime.runs[].info.tuning
 //      (what NCCL chose per call, from its TUNING log lines).
+// 1.4: model nccl_version_modelled/_from/_note (the NCCL release modelled); runtime.runs[] rank_devices, gpu_direct,
+// nvls, mnnvl and hints (NCCL 2.29/2.30 log lines, NCCL's HINTs).
 inline constexpr int kRunSchemaMinor = 4;
 
 struct Tool {

@@ -49,6 +49,15 @@ RuntimeRun RuntimeRun::not_recorded(std::string context, std::string why) {
   return run;
 }
 
+json to_json(const NcclHint& h) {
+  return {{"kind", h.kind}, {"text", h.text}, {"advice", h.advice}, {"primary", h.primary}, {"count", h.count}};
+}
+
+NcclHint hint_from_json(const JsonReader& h) {
+  return {h.string_or("kind", "other"), h.string_or("text"), h.strings("advice"), h.boolean("primary").value_or(true),
+          h.small_int("count").value_or(1)};
+}
+
 json to_json(const RuntimeRun& run) {
   if (!run.recorded) {
     return with_extras({{"context", run.context}, {"status", "not recorded"}, {"reason", run.reason}}, run.extra);
@@ -119,6 +128,29 @@ json to_json(const RuntimeRun& run) {
   }
   out["tuning"] = std::move(tuning);
   out["warnings"] = info.warnings;
+  json rank_devices = json::array();
+  for (const auto& d : info.rank_devices) {
+    rank_devices.push_back({{"rank", d.rank}, {"cuda_dev", d.cuda_dev}, {"nvml_dev", d.nvml_dev}, {"bus_id", d.bus_id}});
+  }
+  out["rank_devices"] = std::move(rank_devices);
+  json gpu_direct = json::array();
+  for (const auto& g : info.gpu_direct) {
+    gpu_direct.push_back({{"rank", g.rank}, {"net", g.net}, {"enabled", g.enabled}, {"source", g.source}});
+  }
+  out["gpu_direct"] = std::move(gpu_direct);
+  out["nvls"] = {{"supported", optional_json(info.nvls.supported)},
+                 {"channels", optional_json(info.nvls.channels)},
+                 {"chunk_size", optional_json(info.nvls.chunk_size)},
+                 {"tree_max_chunk_size", optional_json(info.nvls.tree_max_chunk_size)}};
+  out["mnnvl"] = info.mnnvl ? json{{"enabled", info.mnnvl->enabled},
+                                   {"clique_id", info.mnnvl->clique_id},
+                                   {"clique_size", info.mnnvl->clique_size},
+                                   {"clique_rank", info.mnnvl->clique_rank},
+                                   {"nvl_domain_size", optional_json(info.mnnvl->nvl_domain_size)}}
+                            : json(nullptr);
+  json hints = json::array();
+  for (const auto& h : info.hints) hints.push_back(to_json(h));
+  out["hints"] = std::move(hints);
   return with_extras(std::move(out), run.extra);
 }
 
@@ -180,6 +212,25 @@ RuntimeRun runtime_run_from_json(const JsonReader& r) {
     info.tuning.push_back(std::move(call));
   }
   info.warnings = r.strings("warnings");
+  for (const auto& d : r.array("rank_devices")) {
+    info.rank_devices.push_back({d.small_int("rank").value_or(-1), d.small_int("cuda_dev").value_or(-1),
+                                 d.small_int("nvml_dev").value_or(-1), d.string_or("bus_id")});
+  }
+  for (const auto& g : r.array("gpu_direct")) {
+    info.gpu_direct.push_back({g.small_int("rank").value_or(-1), g.string_or("net"), g.boolean("enabled").value_or(false),
+                               g.string_or("source")});
+  }
+  const JsonReader nvls = r.object("nvls");
+  info.nvls.supported = nvls.boolean("supported");
+  info.nvls.channels = nvls.small_int("channels");
+  info.nvls.chunk_size = nvls.small_int("chunk_size");
+  info.nvls.tree_max_chunk_size = nvls.small_int("tree_max_chunk_size");
+  if (const JsonReader mnnvl = r.object("mnnvl"); mnnvl.has("clique_id")) {
+    info.mnnvl = NcclMnnvl{mnnvl.small_int("enabled").value_or(0), mnnvl.string_or("clique_id"),
+                           mnnvl.small_int("clique_size").value_or(0), mnnvl.small_int("clique_rank").value_or(0),
+                           mnnvl.small_int("nvl_domain_size")};
+  }
+  for (const auto& h : r.array("hints")) info.hints.push_back(hint_from_json(h));
   // Derived from the connections and the environment when written.
   r.skip({"transport", "transports", "algorithm_env", "protocol_env"});
   run.extra = r.extras();

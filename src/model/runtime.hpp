@@ -57,6 +57,54 @@ struct NcclTuningCall {
   int channels() const { return channel_hi - channel_lo + 1; }
 };
 
+// "[Rank 0] ncclCommInitRank comm 0x55d0 rank 0 nranks 2 cudaDev 0 nvmlDev 0 busId 18000 commId 0x1f - Init START"
+// ("[Rank n] " since NCCL 2.29.2): which GPU a rank drives.
+struct NcclRankDevice {
+  int rank = -1;
+  int cuda_dev = -1;
+  int nvml_dev = -1;
+  std::string bus_id;  // as NCCL prints it (%lx): "18000"
+};
+
+// GPUDirect RDMA between one rank's GPU and one network device, as the log shows it.
+struct NcclGpuDirect {
+  int rank = -1;
+  std::string net;      // as the line names it: "HCA 1" (2.28), "NET/0-1" (2.29 to 2.30.2), "NET/IB/0" (a connection)
+  bool enabled = false;
+  std::string source;   // "gdr-line": NCCL's per-GPU decision line (INFO up to 2.30.2); "connection": "via NET/IB/0/GDRDMA"
+                        // (NCCL 2.30.3 prints the per-GPU line only at TRACE, so only its connections show it)
+};
+
+// NCCL's NVLS setup: "NVLS multicast support is [not ]available on dev %d[ (NVLS_NCHANNELS %d)]" (2.28, 2.29) and
+// "NVLS tuning: nChannels %d chunkSize %d treeMaxChunkSize %d" (since 2.30.3).
+struct NcclNvls {
+  std::optional<bool> supported;
+  std::optional<int> channels, chunk_size, tree_max_chunk_size;
+  bool empty() const { return !supported && !channels && !chunk_size && !tree_max_chunk_size; }
+};
+
+// "MNNVL %d cliqueId %x cliqueSize %d cliqueRank %d[ nvlDomainSize %d]" (multi-node NVLink; the domain size since 2.30.3).
+struct NcclMnnvl {
+  int enabled = 0;
+  std::string clique_id;  // hexadecimal as printed
+  int clique_size = 0, clique_rank = 0;
+  std::optional<int> nvl_domain_size;
+};
+
+// NCCL's diagnostic "HINT: ..." lines (since 2.30.7: IB completion and queue-pair errors in net_ib/common.h and
+// misc/ibvwrap.cc, a faulty topology file in graph/xml.h). One hint is a first line ("In many cases this error occurs
+// when ...") and the advice lines after it.
+struct NcclHint {
+  std::string kind;                 // "acs-gdr", "nic-same-instance", "ib-timeout", "cross-rail", "ib-gid-index",
+                                    // "topology-file"; "other" for text this version of linkscope does not know
+  std::string text;                 // the first line without "HINT: "
+  std::vector<std::string> advice;  // the following lines without "HINT: "
+  // false: printed after another hint of the same burst. NCCL 2.30.7's completion-error switch falls through, so an ACS
+  // error also prints the same-instance and IB-timeout hints; only the first of a burst names the likely cause.
+  bool primary = true;
+  int count = 1;                    // identical hints (several ranks, several errors)
+};
+
 struct NcclRuntimeInfo {
   std::optional<std::string> nccl_version;        // "2.28.3" (build suffix dropped)
   std::optional<std::string> nccl_version_full;   // "2.28.3+cuda13.0"
@@ -71,6 +119,11 @@ struct NcclRuntimeInfo {
   std::map<std::string, std::string> comm_config; // "Comm config nvlinkCentricSched set to 1"
   std::vector<NcclTuningCall> tuning;             // per collective and size, in log order
   std::vector<std::string> warnings;              // "NCCL WARN" lines (first 20)
+  std::vector<NcclRankDevice> rank_devices;       // from the Init START/COMPLETE lines, deduplicated
+  std::vector<NcclGpuDirect> gpu_direct;          // per rank and NET device, deduplicated
+  NcclNvls nvls;
+  std::optional<NcclMnnvl> mnnvl;
+  std::vector<NcclHint> hints;                    // deduplicated, in log order
   std::size_t nccl_lines = 0;                     // lines that carried an NCCL INFO/WARN message (not stored)
 };
 
@@ -112,6 +165,8 @@ struct Runtime {
   bool empty() const { return !nccl_version && runs.empty() && (extra.is_null() || extra.empty()); }
 };
 
+nlohmann::json to_json(const NcclHint& hint);
+NcclHint hint_from_json(const JsonReader& reader);
 nlohmann::json to_json(const RuntimeRun& run);
 RuntimeRun runtime_run_from_json(const JsonReader& reader);
 nlohmann::json to_json(const Runtime& runtime);

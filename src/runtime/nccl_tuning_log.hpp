@@ -9,6 +9,8 @@
 // scheduler/symmetric_sched.cc of NCCL 2.28):
 //   "AllReduce: 67108864 Bytes -> Algo RING proto LL128 channel{Lo..Hi}={0..23}"
 //   "AllReduce [Symmetric]: 1048576 Bytes -> Kernel AllReduce_AGxLL_R nchannels 16 nthreads 512 nWorks 1"
+//   "AllGather [Copy Engine]: 16777216 Bytes -> cudaMemcpy" (2.29 and later; algorithm "CopyEngine", no channels)
+// The format is the same in NCCL 2.28.9, 2.29.7, 2.30.3 and 2.30.7.
 namespace linkscope::runtime {
 
 // The call one line describes (calls = 1), or nothing when the message is not such a line. `nranks` (the

@@ -69,6 +69,8 @@ TEST(ClusterCrossHostAssembly, BothSidesOfEveryPairAndTheAllReduceBecomeOneSecti
   MeasuredSide hung = pair_side(0, 1, 2, 0, 1);
   hung.status = "timeout";
   hung.reason = "no progress for 60 s";
+  hung.hints = {{"ib-timeout", "In many cases this error occurs when the NCCL_IB_TIMEOUT is set too short.",
+                 {"Default value is 20, which is ~30 seconds before error."}, true, 1}};
   ranks[1].pairs.push_back(hung);
   ranks[2].pairs.push_back(pair_side(0, 1, 2, 1, 2));
   MeasuredSide half = pair_side(1, 0, 2, 0, 0);
@@ -99,6 +101,13 @@ TEST(ClusterCrossHostAssembly, BothSidesOfEveryPairAndTheAllReduceBecomeOneSecti
   ASSERT_EQ(cross.pairs.size(), 3u);
   EXPECT_EQ(cross.pairs[0].status, "timeout");
   EXPECT_EQ(cross.pairs[0].reason, "no progress for 60 s");
+  ASSERT_EQ(cross.pairs[0].a.hints.size(), 1u);  // NCCL's HINT travels from the rank that saw it to the section
+  EXPECT_EQ(cross.pairs[0].a.hints[0].kind, "ib-timeout");
+  EXPECT_EQ(cross.pairs[0].a.hints[0].advice.size(), 1u);
+  const model::CrossHost reread = model::cross_host_from_json(model::JsonReader::root(model::to_json(cross), "run.json"));
+  EXPECT_EQ(model::to_json(reread), model::to_json(cross));
+  ASSERT_EQ(reread.pairs[0].a.hints.size(), 1u);
+  EXPECT_TRUE(reread.pairs[0].b.hints.empty());
   EXPECT_EQ(cross.pairs[1].status, "error");
   EXPECT_EQ(cross.pairs[1].reason, "no result from rank 2 (node-c)");
   EXPECT_EQ(cross.pairs[1].b.host, 2);

@@ -61,5 +61,46 @@ TEST(ClusterNcclNetLog, SocketConnections) {
   EXPECT_EQ(uses[0].transport, "NET/Socket");
 }
 
+// NCCL 2.30.7's device list (net_ib/init.cc " [%d]%s:%d", then ":%d" rail, ":" and ":%d" plane when set, "/%s"),
+// written for this test from that format.
+TEST(ClusterNcclNetLog, RailAndPlaneOf2307) {
+  const std::string log =
+      "n:1:1 [0] NCCL INFO NET/IB : Using [0]mlx5_0:1:3:0/IB [1]mlx5_1:1::1/IB [2]mlx5_2:1:5/RoCE [3]mlx5_3:1/IB [RO]; OOB "
+      "ib0:10.0.0.1<0>\n"
+      "n:1:1 [0] NCCL INFO NET/IB : GPU Direct RDMA Enabled for HCA 2 'mlx5_2'\n";
+  const auto devices = logged_net_devices(log);
+  ASSERT_EQ(devices.size(), 4u);
+  EXPECT_EQ(devices[0].port, 1);
+  EXPECT_EQ(devices[0].rail, 3);
+  EXPECT_EQ(devices[0].plane, 0);
+  EXPECT_FALSE(devices[1].rail);
+  EXPECT_EQ(devices[1].plane, 1);
+  EXPECT_EQ(devices[2].rail, 5);
+  EXPECT_FALSE(devices[2].plane);
+  EXPECT_EQ(devices[2].gdr, true);
+  EXPECT_FALSE(devices[3].rail);
+  EXPECT_FALSE(devices[3].plane);
+}
+
+// Issue 23: a 40 KB "NET/... : Using" line overflowed std::regex's recursion (SIGSEGV), and indices past INT_MAX
+// threw std::out_of_range out of std::stoi.
+TEST(ClusterNcclNetLog, HostileLinesNeitherCrashNorThrow) {
+  std::string long_line = "n:1:1 [0] NCCL INFO NET/IB : Using";
+  while (long_line.size() < 40000) long_line += " [0]mlx5_0:1/IB";
+  const std::string log = long_line + "\n" +
+                          "n:1:1 [0] NCCL INFO NET/IB : Using [99999999999]mlx5_9:1/IB [1]mlx5_1:99999999999/IB\n"
+                          "n:1:1 [0] NCCL INFO NET/IB : GPU Direct RDMA Enabled for HCA 99999999999 'mlx5_9'\n"
+                          "n:1:1 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[0] [send] via NET/IB/99999999999/GDRDMA\n";
+  std::vector<LoggedNetDevice> devices;
+  ASSERT_NO_THROW(devices = logged_net_devices(log));
+  ASSERT_EQ(devices.size(), 1u);  // the long line is skipped; the out-of-range index drops that device only
+  EXPECT_EQ(devices[0].name, "mlx5_1");
+  EXPECT_FALSE(devices[0].port);
+  std::vector<NicUse> uses;
+  ASSERT_NO_THROW(uses = nics_used(log));
+  ASSERT_EQ(uses.size(), 1u);
+  EXPECT_EQ(uses[0].nic, "NET device ?");
+}
+
 }  // namespace
 }  // namespace linkscope::cluster

@@ -10,6 +10,7 @@
 #include "core/sweep.hpp"
 #include "discover/sysfs_root.hpp"
 #include "model/run_file.hpp"
+#include "runtime/log_lines.hpp"
 #include "support/run_command.hpp"
 #include "topo/topo_types.hpp"
 #include "topo/xml_reader.hpp"
@@ -43,6 +44,8 @@ TEST(ReadmeLimits, EveryNumberIsTheConstantItNames) {
       {"kMaxSweepPoints", std::to_string(kMaxSweepPoints)},
       {"discover::kMaxSysfsAttributeBytes", bytes_text(discover::kMaxSysfsAttributeBytes)},
       {"discover::kMaxSysfsFileBytes", bytes_text(discover::kMaxSysfsFileBytes)},
+      {"runtime::kMaxLogLineBytes", bytes_text(runtime::kMaxLogLineBytes)},
+      {"runtime::kMaxLogBytes", bytes_text(runtime::kMaxLogBytes)},
       {"kMaxFileSetListBytes", bytes_text(kMaxFileSetListBytes)},
       {"kDirectoryLockWait", fmt::format("{} s", kDirectoryLockWait.count() / 1000)},
   };

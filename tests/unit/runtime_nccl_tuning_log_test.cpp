@@ -57,6 +57,36 @@ TEST(NcclTuningLog, PerRankSizeUnknownWithoutTheCommunicatorsRanks) {
   EXPECT_FALSE(parse_tuning_line("AllReduce: 8 Bytes -> Algo RING proto", 2).has_value());
 }
 
+// "%s [Copy Engine]: %ld Bytes -> cudaMemcpy%s" (enqueue.cc, 2.29.7 and 2.30.3) and "%s [Hierarchical CE]: %ld Bytes ->
+// RMA proxy + CE" (ce_coll.cc, 2.30.7); lines written for this test from those format strings.
+TEST(NcclTuningLog, CopyEngineCollectivesOf229And230) {
+  const auto ce = parse_tuning_line("AllGather [Copy Engine]: 16777216 Bytes -> cudaMemcpy; CE synchronization with NVLS", 8);
+  ASSERT_TRUE(ce.has_value());
+  EXPECT_EQ(ce->collective, "all_gather");
+  EXPECT_EQ(ce->algorithm, "CopyEngine");
+  EXPECT_EQ(ce->kernel, "cudaMemcpy");
+  EXPECT_EQ(ce->protocol, "");
+  EXPECT_EQ(ce->channels(), 0);
+  EXPECT_EQ(ce->size_bytes, 8u * 16777216u);
+  const auto hierarchical = parse_tuning_line("AllGather [Hierarchical CE]: 4096 Bytes -> RMA proxy + CE", 2);
+  ASSERT_TRUE(hierarchical.has_value());
+  EXPECT_EQ(hierarchical->kernel, "RMA proxy + CE");
+}
+
+// Numbers past their field's range are no call (strtoull saturated and the channel cast wrapped before).
+TEST(NcclTuningLog, OutOfRangeNumbersAreNoCall) {
+  EXPECT_FALSE(parse_tuning_line("AllReduce: 99999999999999999999999 Bytes -> Algo RING proto LL channel{Lo..Hi}={0..1}", 2));
+  EXPECT_FALSE(parse_tuning_line("AllReduce: 8 Bytes -> Algo RING proto LL channel{Lo..Hi}={0..4294967296}", 2));
+  EXPECT_FALSE(parse_tuning_line("AllReduce [Symmetric]: 8 Bytes -> Kernel K nchannels 2147483648 nthreads 1", 2));
+  // Channel ranges NCCL cannot print: Hi below Lo, or past any channel count (channels() would overflow).
+  EXPECT_FALSE(parse_tuning_line("AllReduce: 8 Bytes -> Algo RING proto LL channel{Lo..Hi}={5..4}", 2));
+  EXPECT_FALSE(parse_tuning_line("AllReduce: 8 Bytes -> Algo RING proto LL channel{Lo..Hi}={0..2147483647}", 2));
+  // bytes x ranks past 2^64: the whole-buffer size stays unknown instead of wrapping.
+  const auto huge = parse_tuning_line("AllGather: 18446744073709551615 Bytes -> Algo RING proto LL channel{Lo..Hi}={0..1}", 4);
+  ASSERT_TRUE(huge.has_value());
+  EXPECT_EQ(huge->size_bytes, 0u);
+}
+
 TEST(NcclTuningLog, NamesAsTheTunerTablesSpellThem) {
   EXPECT_EQ(tuner_algorithm_name("COLLNET_DIRECT"), "CollNetDirect");
   EXPECT_EQ(tuner_algorithm_name("NVLS_TREE"), "NVLSTree");
