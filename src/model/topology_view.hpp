@@ -9,7 +9,7 @@
 #include "model/json_read.hpp"
 #include "model/prediction.hpp"
 
-// The Run's `model` section: NCCL 2.28.9's topology model of one topology XML as data (docs/run-schema.md,
+// The Run's `model` section: NCCL's topology model of one topology XML as data (docs/run-schema.md,
 // "### model"). src/topo computes it; rules, hypotheses and reports read it. `bw` values are NCCL's search
 // weights in GB/s, not measurements.
 namespace linkscope::model {
@@ -114,7 +114,7 @@ struct TopologyView {
   std::string nccl_version_modelled;  // the release whose rules the model applied (nccl_version or the nearest)
   std::string nccl_version_from;      // where nccl_version came from
   std::string nccl_version_note;      // why the model follows another release (empty: modelled as asked)
-  // NCCL 2.28.9 would stop on this topology with this error while building its graph; nothing else is modelled.
+  // NCCL would stop on this topology with this error while building its graph; nothing else is modelled.
   std::optional<std::string> refused;
   bool partial = false;
   int gpu_slots = 0, nic_slots = 0;

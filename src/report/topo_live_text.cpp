@@ -357,7 +357,10 @@ std::vector<std::string> nccl_path_lines(const model::TopologyView& view) {
 }
 
 std::string model_section(const model::Run& run) {
-  std::string out = "\nNCCL model of the synthesized topology (linkscope's NCCL 2.28.9 model; --dump-xml writes the XML):\n";
+  const std::string& modelled = run.topology.nccl_version_modelled;
+  std::string out = fmt::format("\nNCCL model of the synthesized topology (linkscope's model of NCCL {}; --dump-xml "
+                                "writes the XML):\n",
+                                modelled.empty() ? std::string("(no version)") : modelled);
   // No model: none was made, or NCCL would refuse the topology (the section then records only that).
   if (!run.topology.present || run.topology.nodes.empty()) {
     std::string reason;

@@ -1,5 +1,5 @@
 #pragma once
-// NCCL 2.28.9's default tuner choice for one collective call (enqueue.cc updateCollCostTable, topoGetAlgoInfo,
+// NCCL's default tuner choice for one collective call (enqueue.cc updateCollCostTable, topoGetAlgoInfo,
 // graph/tuning.cc ncclTopoGetAlgoTime): the algorithm and protocol with the lowest predicted time, and the
 // channel count NCCL allows for that size; one operation per group, no tuner plugin, CollNet and NVLS off.
 #include <cstdint>

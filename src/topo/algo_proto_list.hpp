@@ -1,5 +1,5 @@
 #pragma once
-// NCCL_ALGO / NCCL_PROTO as NCCL 2.28.9 reads them (graph/tuning.cc parseList): an optional first list for every
+// NCCL_ALGO / NCCL_PROTO as NCCL reads them (graph/tuning.cc parseList): an optional first list for every
 // collective, then "collective:list" entries, ';'-separated; a list is ','-separated names (case-insensitive), or
 // "^names" for everything except them. "ring,collnetdirect;allreduce:tree" or "^LL128;allreduce:LL128".
 #include <string>

@@ -1,5 +1,5 @@
 #pragma once
-// NCCL 2.28.9 flattens two-level Broadcom PEX switches (topo.cc ncclTopoFlattenBcmSwitches): the sub-switches
+// NCCL flattens two-level Broadcom PEX switches (topo.cc ncclTopoFlattenBcmSwitches): the sub-switches
 // under a Gen4 PEX88xxx or Gen5 PEX89xxx disappear and their children hang directly under the top switch.
 #include <cstdint>
 

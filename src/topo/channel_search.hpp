@@ -1,5 +1,5 @@
 #pragma once
-// The recursive part of NCCL 2.28.9's channel search for one node (graph/search.cc ncclTopoSearchRec,
+// The recursive part of NCCL's channel search for one node (graph/search.cc ncclTopoSearchRec,
 // ncclTopoSearchRecGpu, ncclTopoSearchTryGpu, ncclTopoFollowPath, ncclTopoSearchNextGpuSort,
 // ncclTopoCompareGraphs): place channel after channel, GPU after GPU, charging each hop's bandwidth, keep the best
 // set of channels found, and stop when the step budget (`time`) runs out. Used by graph_search.cpp.

@@ -1,5 +1,5 @@
 #pragma once
-// How NCCL 2.28.9 turns the ring and tree graphs of one node into the channels a communicator uses
+// How NCCL turns the ring and tree graphs of one node into the channels a communicator uses
 // (graph/connect.cc ncclTopoPreset / ncclTopoPostset, graph/rings.cc ncclBuildRings, init.cc computeBuffSizes,
 // graph/paths.cc ncclTopoComputeP2pChannels): each search channel becomes two channels, then NCCL_MAX_NCHANNELS
 // and NCCL_MIN_NCHANNELS (and the NCCL_MIN_CTAS/NCCL_MAX_CTAS config) cut or repeat them.

@@ -1,5 +1,5 @@
 #pragma once
-// NCCL 2.28.9's communicator constants used by the graph search, the channel setup and the tuning model, with
+// NCCL's communicator constants used by the graph search, the channel setup and the tuning model, with
 // where NCCL defines them.
 #include <cstdint>
 

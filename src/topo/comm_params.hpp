@@ -1,5 +1,5 @@
 #pragma once
-// The NCCL 2.28.9 variables that change the graph search, the channel setup and the tuning model of one
+// The NCCL variables that change the graph search, the channel setup and the tuning model of one
 // communicator, read the way NCCL reads them (NCCL_PARAM integers, ncclGetEnv strings) from a linkscope
 // Environment (process environment plus --env overrides). The topology variables are in env_params.hpp.
 #include <optional>

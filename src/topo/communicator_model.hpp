@@ -1,5 +1,5 @@
 #pragma once
-// NCCL 2.28.9's view of one communicator on the node a topology XML describes (every GPU a rank, one node,
+// NCCL's view of one communicator on the node a topology XML describes (every GPU a rank, one node,
 // NVLS and CollNet off): the ring and tree graph search, the channels NCCL connects, its tuning model and, per
 // collective and size, the algorithm, protocol and channel count its default tuner picks. Pure: the topology
 // model and the variables are the inputs; nothing is printed.

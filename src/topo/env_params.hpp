@@ -1,5 +1,5 @@
 #pragma once
-// The NCCL 2.28.9 environment variables that change the topology model (spec §8), resolved the way NCCL
+// The NCCL environment variables that change the topology model (spec §8), resolved the way NCCL
 // parses them, from a linkscope::Environment (process environment plus --env overrides).
 #include <map>
 #include <optional>

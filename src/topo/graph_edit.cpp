@@ -10,7 +10,7 @@ namespace linkscope::topo {
 NodeRef create_node(TopoSystem& system, int type, int64_t id, long xml_line) {
   auto& list = system.nodes[type];
   if (static_cast<int>(list.size()) == kMaxNodesPerType) {
-    throw ModelError(xml_line, fmt::format("more than {} {} nodes; NCCL 2.28.9 stops here "
+    throw ModelError(xml_line, fmt::format("more than {} {} nodes; NCCL stops here "
                                            "(Error : tried to create too many nodes of type {})",
                                            kMaxNodesPerType, node_type_name(type), type));
   }
@@ -29,7 +29,7 @@ void connect_nodes(TopoSystem& system, NodeRef from, NodeRef to, int link_type, 
   if (index == links.size()) {
     if (static_cast<int>(links.size()) == kMaxLinksPerNode) {
       throw ModelError(system.at(from).xml.line,
-                       fmt::format("more than {} links on one node; NCCL 2.28.9 stops here "
+                       fmt::format("more than {} links on one node; NCCL stops here "
                                    "(Error : too many Topo links (max {}))",
                                    kMaxLinksPerNode, kMaxLinksPerNode));
     }

@@ -1,5 +1,5 @@
 #pragma once
-// NCCL 2.28.9's graph primitives (topo.cc): node creation with its limits, link insertion that keeps each
+// NCCL's graph primitives (topo.cc): node creation with its limits, link insertion that keeps each
 // node's links sorted by bandwidth, node removal, the "up-link last" sort, and the PCI walk to the local CPU.
 // Link order decides BFS ties and print order, so these follow NCCL step by step.
 #include <stdexcept>

@@ -1,5 +1,5 @@
 #pragma once
-// NCCL 2.28.9's channel search for one node (graph/search.cc ncclTopoCompute, intra-node part): the rings
+// NCCL's channel search for one node (graph/search.cc ncclTopoCompute, intra-node part): the rings
 // (pattern 4) and trees (pattern 1, relaxed to 3 on sm90+) it finds, with NCCL's speed tables, relaxation order,
 // effort counters (time budgets counted in search steps, so the result does not depend on wall time), channel
 // duplication and fallback. NVLS and CollNet graphs are not searched (both are off here).
@@ -37,7 +37,7 @@ struct GraphSearchResult {
 };
 
 // What NCCL asks for: the ring first (1..32 channels), then the balanced tree with exactly the ring's channel count
-// (init.cc). NCCL 2.28.9 never asks for the split tree (pattern 2), though the search handles it.
+// (init.cc). NCCL never asks for the split tree (pattern 2), though the search handles it.
 struct GraphRequest {
   int id = 0;
   int pattern = kPatternRing;

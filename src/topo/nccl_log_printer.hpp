@@ -1,5 +1,5 @@
 #pragma once
-// NCCL 2.28.9's GRAPH output for a model (topo.cc ncclTopoPrint, paths.cc printNodePaths), line by line and
+// NCCL's GRAPH output for a model (topo.cc ncclTopoPrint, paths.cc printNodePaths), line by line and
 // without the "host:pid:tid [dev] NCCL INFO " prefix.
 #include <string>
 #include <vector>

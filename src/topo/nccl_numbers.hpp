@@ -1,5 +1,5 @@
 #pragma once
-// How NCCL 2.28.9 turns XML attribute strings into numbers: C strtol/strtoull/strtof semantics, bus ids, its
+// How NCCL turns XML attribute strings into numbers: C strtol/strtoull/strtof semantics, bus ids, its
 // prefix dictionaries (first matching entry wins, with a fallback) and the bandwidth formulas.
 #include <cstdint>
 #include <optional>

@@ -1,5 +1,5 @@
 #pragma once
-// How NCCL 2.28.9 reads an integer variable (misc/param.cc ncclLoadParam, behind every NCCL_PARAM): once per
+// How NCCL reads an integer variable (misc/param.cc ncclLoadParam, behind every NCCL_PARAM): once per
 // process; unset or empty -> the default; otherwise strtoll(value, NULL, 0), and out of range -> the default.
 #include <cstdint>
 #include <optional>

@@ -1,5 +1,5 @@
 #pragma once
-// Would NCCL 2.28.9's own XML reader (src/graph/xml.cc) accept this text? NCCL does not parse XML: it reads
+// Would NCCL's own XML reader (src/graph/xml.cc) accept this text? NCCL does not parse XML: it reads
 // one fixed dump format (space/newline before '<' only, exactly one space before each attribute, quoted values,
 // every tag on one line, no <?xml?>, no text, at most 256 kept elements and 128 kept children). This replays
 // that reader's rules on a file pugixml already accepted, only to tell the user; the model is built from

@@ -58,7 +58,7 @@ const NetLocality::LocalNets& NetLocality::nets_of(int gpu_index) {
   LocalNets local;
   local.nets = best_targets(system_, {kGpu, gpu_index}, kNet);
   if (local.nets.empty()) {
-    throw ModelError(0, fmt::format("NCCL 2.28.9 stops here: Could not find any local path from gpu {} to net.",
+    throw ModelError(0, fmt::format("NCCL stops here: Could not find any local path from gpu {} to net.",
                                     gpu_index));
   }
   const int count = static_cast<int>(local.nets.size());

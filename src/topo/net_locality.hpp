@@ -1,5 +1,5 @@
 #pragma once
-// Which NET a GPU uses and which GPU is local to a NET (NCCL 2.28.9 ncclTopoGetLocalNet / ncclTopoGetLocalGpu,
+// Which NET a GPU uses and which GPU is local to a NET (NCCL ncclTopoGetLocalNet / ncclTopoGetLocalGpu,
 // spec §5.3). Phase 5 asks for the local GPU of every NET once per GPU while it rewrites paths, so the cache
 // keeps NCCL's "best targets" lists and recomputes only those whose path arrays changed.
 #include <cstdint>

@@ -1,5 +1,5 @@
 #pragma once
-// NCCL 2.28.9's P2P decision for a GPU pair (paths.cc ncclTopoCheckP2p), offline: there is no communicator
+// NCCL's P2P decision for a GPU pair (paths.cc ncclTopoCheckP2p), offline: there is no communicator
 // and no NVML, so every NVML P2P status counts as OK (what NCCL_IGNORE_DISABLED_P2P=2 does).
 #include <string>
 

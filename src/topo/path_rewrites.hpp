@@ -1,5 +1,5 @@
 #pragma once
-// NCCL 2.28.9's rewrites after the BFS (paths.cc ncclTopoComputePaths, phases 3-5), applied in place and in
+// NCCL's rewrites after the BFS (paths.cc ncclTopoComputePaths, phases 3-5), applied in place and in
 // NCCL's loop order so later iterations see earlier changes.
 #include "topo/model_context.hpp"
 

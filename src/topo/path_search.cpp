@@ -222,7 +222,7 @@ int local_cpu(const TopoSystem& system, int gpu_index) {
     }
   }
   if (best < 0) {
-    throw ModelError(0, fmt::format("no CPU reachable from {}; NCCL 2.28.9 stops here (Error : could not find CPU "
+    throw ModelError(0, fmt::format("no CPU reachable from {}; NCCL stops here (Error : could not find CPU "
                                     "close to GPU {})",
                                     nccl_node_id(system, {kGpu, gpu_index}), gpu_index));
   }

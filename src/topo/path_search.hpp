@@ -1,5 +1,5 @@
 #pragma once
-// NCCL 2.28.9's breadth-first path search (paths.cc ncclTopoSetPaths) and the path helpers its rewrites use.
+// NCCL's breadth-first path search (paths.cc ncclTopoSetPaths) and the path helpers its rewrites use.
 #include <string>
 #include <vector>
 

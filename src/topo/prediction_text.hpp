@@ -1,5 +1,5 @@
 #pragma once
-// `linkscope topo --predict`: NCCL 2.28.9's tuner choice per size as a readable table.
+// `linkscope topo --predict`: NCCL's tuner choice per size as a readable table.
 #include <string>
 #include <vector>
 

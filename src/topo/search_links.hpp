@@ -1,5 +1,5 @@
 #pragma once
-// What NCCL 2.28.9's channel search reads and changes (graph/search.cc followPath): every GPU-to-GPU path as the
+// What NCCL's channel search reads and changes (graph/search.cc followPath): every GPU-to-GPU path as the
 // graph links it crosses, and the bandwidth still free on each link while channels claim it. The search of one
 // communicator uses one SearchLinks for all its graphs, as NCCL uses one graph: what a search gives back is
 // rounded (SUB_ROUND), so a later search may see slightly different numbers, exactly as in NCCL.

@@ -1,5 +1,5 @@
 #pragma once
-// What NCCL 2.28.9 prints (rank 0, NCCL_DEBUG=INFO, subsystems GRAPH, INIT, TUNING, ENV) from the graph search to
+// What NCCL prints (rank 0, NCCL_DEBUG=INFO, subsystems GRAPH, INIT, TUNING, ENV) from the graph search to
 // the end of the communicator's init, without the "host:pid:tid [dev] NCCL INFO " prefix: the search results
 // ("Pattern ..." and each channel's GPUs), the "Tree"/"Channel"/"Ring"/"Trees" lines, "P2P Chunksize", the tuning
 // table, "threadThresholds" and "N coll channels"; then one "ALGO ..." line per collective and size. Not printed:

@@ -85,8 +85,9 @@ class Builder {
     }
     if (out_.system.count(kCpu) == 0) {
       throw ModelError(system_element.line,
-                       "<system> has no <cpu> element: nothing to model (NCCL 2.28.9 stops: localHostHash not found "
-                       "in hostHashes)");
+                       fmt::format("<system> has no <cpu> element: nothing to model (NCCL {} stops: localHostHash not "
+                                   "found in hostHashes)",
+                                   version_.modelled.text()));
     }
     if (host_hashes.size() > 1) {
       out_.notes.push_back(fmt::format(
@@ -424,9 +425,9 @@ class Builder {
     const int64_t id = compose_id(0, bus_id_to_int(busid));
     const int owner = out_.system.index_of(kPci, id);
     if (owner < 0) {
-      throw ModelError(pcilink.line, fmt::format("<pcilink> inside {} which is not a PCI switch node; NCCL 2.28.9 "
+      throw ModelError(pcilink.line, fmt::format("<pcilink> inside {} which is not a PCI switch node; NCCL {} "
                                                  "stops here (Add PCI Link error : could not find PCI SW {:x})",
-                                                 busid, id));
+                                                 busid, version_.modelled.text(), id));
     }
     const std::string& target = required(pcilink, "target");
     const int remote = out_.system.index_of(kPci, compose_id(0, bus_id_to_int(target)));

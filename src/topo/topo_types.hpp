@@ -1,5 +1,5 @@
 #pragma once
-// The data NCCL 2.28.9 builds from a topology XML (src/graph/topo.h): typed nodes with ordered links, and per
+// The data NCCL builds from a topology XML (src/graph/topo.h): typed nodes with ordered links, and per
 // node one path array per target node type. Plain data; the algorithms live in their own files.
 #include <array>
 #include <cstdint>

@@ -1,5 +1,5 @@
 #pragma once
-// NCCL 2.28.9's default tuner constants (graph/tuning.cc ncclTunerConstantsDefaults, tuner_v5.h types: double)
+// NCCL's default tuner constants (graph/tuning.cc ncclTunerConstantsDefaults, tuner_v5.h types: double)
 // and the tree correction factors of ncclTopoGetAlgoTime. Indices: [algorithm][protocol] in NCCL's order
 // (Tree, Ring, CollNetDirect, CollNetChain, NVLS, NVLSTree, PAT x LL, LL128, Simple); [hardware] NVLINK, PCI, NET;
 // [generation] Volta, Ampere, Hopper, Blackwell; [scale] 1 node, 2 nodes, 4+ nodes.

@@ -1,5 +1,5 @@
 #pragma once
-// NCCL 2.28.9's tuning model of one communicator (graph/tuning.cc ncclTopoTuneModel): per collective, algorithm
+// NCCL's tuning model of one communicator (graph/tuning.cc ncclTopoTuneModel): per collective, algorithm
 // and protocol the latency (us) and bandwidth (GB/s) NCCL predicts, the threads per channel and the per-thread
 // work thresholds, with NCCL_PROTO / NCCL_ALGO and the other tuning variables applied. One node, NVLS and CollNet
 // off: their columns keep NCCL's values for disabled algorithms (latency as computed, bandwidth 0).

@@ -1,5 +1,5 @@
 #pragma once
-// Reads an NCCL topology XML with pugixml into the element tree NCCL 2.28.9 keeps (xml.cc handler tables:
+// Reads an NCCL topology XML with pugixml into the element tree NCCL keeps (xml.cc handler tables:
 // system > cpu > pci|nic, pci > pci|gpu|nic|pcilink, gpu > nvlink|c2c, nic > net; other elements are dropped
 // with "Ignoring element"). Refuses, with InputError "FILE:LINE: what", anything that is not a sane text XML
 // topology: oversized, binary, malformed or truncated XML, DTDs/entities, excessive nesting, a wrong root.
