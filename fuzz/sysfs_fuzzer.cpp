@@ -133,7 +133,8 @@ void discover_tree(const std::string& root) {
   const discover::SynthesizedTopology topology = discover::synthesize_topology_xml(facts, env);
   if (topology.xml.empty()) return;
   try {
-    (void)topo::load_topology_string(topology.xml, "synthesized.xml", env, linkscope::topo::model_version_for(linkscope::topo::newest_modelled_version()));
+    (void)topo::load_topology_string(topology.xml, "synthesized.xml", env,
+                                     topo::model_version_for(topo::newest_modelled_version()));
   } catch (const Error&) {
   }
 }

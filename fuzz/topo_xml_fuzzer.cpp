@@ -43,8 +43,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       {{"NCCL_NET_GDR_READ", "0"}, {"NCCL_NET_GDR_C2C", "0"}, {"NCCL_NETDEVS_POLICY", "MAX:2"}}};
   const std::string text(reinterpret_cast<const char*>(data), size);
   const auto env = linkscope::Environment::from_map(kEnvironments[size % std::size(kEnvironments)]);
+  // The first byte picks the NCCL release, so each release's rules (DEV nodes, GDR levels, ...) are fuzzed.
+  const auto& releases = linkscope::topo::reference_releases();
+  const auto version = linkscope::topo::model_version_for(releases[(size > 0 ? data[0] : 0) % releases.size()]);
   try {
-    const auto model = linkscope::topo::load_topology_string(text, "fuzz.xml", env, linkscope::topo::model_version_for(linkscope::topo::newest_modelled_version()));
+    const auto model = linkscope::topo::load_topology_string(text, "fuzz.xml", env, version);
     const std::size_t bytes = linkscope::topo::render_nccl_log(model).size() +
                               linkscope::topo::render_topology_text(model).size() +
                               linkscope::model::to_json(linkscope::topo::topology_view(model)).dump().size();
