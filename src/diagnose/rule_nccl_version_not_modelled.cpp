@@ -23,8 +23,12 @@ std::optional<Finding> rule_nccl_version_not_modelled(const Context& context) {
       "choices may differ where the releases differ.";
   finding.cause = "an NCCL release older or newer than the versions linkscope models (docs/topology-model.md, "
                   "Versions)";
-  finding.next_command = "linkscope topo --xml TOPO.xml --nccl-version " + topology.nccl_version_modelled +
-                         "   # or compare with NCCL's own: NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=GRAPH,TUNING";
+  // A file the user gave can be modelled again as the release named; a live run's topology is dumped first.
+  const bool from_file = topology.source.size() > 4 && topology.source.compare(topology.source.size() - 4, 4, ".xml") == 0;
+  finding.next_command = fmt::format("{}linkscope topo --xml {} --nccl-version {}   # and NCCL's own: NCCL_DEBUG=INFO "
+                                     "NCCL_DEBUG_SUBSYS=GRAPH,TUNING",
+                                     from_file ? "" : "linkscope topo --dump-xml topo.xml && ",
+                                     from_file ? topology.source : "topo.xml", topology.nccl_version_modelled);
   return finding;
 }
 

@@ -320,9 +320,18 @@ TEST(TopoCliVersions, DoctorOnAFileGivesTheInfoFinding) {
                                         {}, 60);
   ASSERT_EQ(result.exit_code, 0) << result.err;
   const auto run = nlohmann::json::parse(result.out);
-  bool found = false;
-  for (const auto& finding : run.at("findings")) found = found || finding.at("id") == "nccl-version-not-modelled";
-  EXPECT_TRUE(found) << result.out.substr(0, 2000);
+  const nlohmann::json* found = nullptr;
+  for (const auto& finding : run.at("findings")) {
+    if (finding.at("id") == "nccl-version-not-modelled") found = &finding;
+  }
+  ASSERT_NE(found, nullptr) << result.out.substr(0, 2000);
+  EXPECT_EQ(found->at("severity"), "info");
+  // The next step models the same file as the release that stood in.
+  EXPECT_NE(found->at("next_command").get<std::string>().find(
+                "linkscope topo --xml " + fixture("h200x2/nccl-topo-dump.xml") + " --nccl-version " +
+                topo::newest_modelled_version().text()),
+            std::string::npos)
+      << found->dump();
   EXPECT_EQ(run.at("model").at("nccl_version"), "2.31.2");
 }
 
