@@ -14,23 +14,15 @@ namespace {
 
 // Why NCCL's BFS stops: it always finds the reverse of a link it used, except for the two one-way links of
 // the graph, a GPU->GPU <nvlink> not listed by the other GPU and a <pcilink>.
-// A GPU's name in the messages: a DEV (NCCL 2.30) is named by its first GPU, which holds the NVLink facts.
-NodeRef named_gpu(const TopoSystem& system, NodeRef node) {
-  if (node.type != kDev) return node;
-  for (const Link& link : system.at(node).links) {
-    if (link.remote.type == kGpu) return link.remote;
-  }
-  return node;
-}
-
 [[noreturn]] void fail_reverse_path(const TopoSystem& system, NodeRef remote, NodeRef node, const Link& link,
                                     const BfsRules& rules) {
   const auto number = [&](int type) { return type == kDev ? rules.nccl_dev_type : type; };
   const std::string nccl = fmt::format("Failed to find reverse path from remNode {}/{:x} nlinks {} to node {}/{:x}",
                                        number(remote.type), system.at(remote).id, system.at(remote).links.size(),
                                        number(node.type), system.at(node).id);
-  const NodeRef from_gpu = named_gpu(system, node);
-  const NodeRef to_gpu = named_gpu(system, remote);
+  // A DEV (NCCL 2.30) is named by its first GPU, which holds the NVLink facts.
+  const NodeRef from_gpu = system.first_gpu_on(node);
+  const NodeRef to_gpu = system.first_gpu_on(remote);
   const Node& from = system.at(from_gpu);
   const Node& to = system.at(to_gpu);
   const std::string from_id = nccl_node_id(system, from_gpu);
@@ -264,14 +256,7 @@ int pxn_intermediate_rank(const TopoSystem& system, int gpu_index, int net_index
   std::size_t i = devices ? 1 : 0;
   while (i + 1 < hops.size() && hops[i].remote.type == kNvs) ++i;
   NodeRef node = i < hops.size() ? hops[i].remote : NodeRef{kNvs, -1};
-  if (devices && node.type == kDev) {
-    for (const Link& link : system.at(node).links) {
-      if (link.remote.type == kGpu) {
-        node = link.remote;
-        break;
-      }
-    }
-  }
+  if (devices && node.type == kDev) node = system.first_gpu_on(node);
   if (node.type != kGpu) {
     throw ModelError(0, fmt::format("NCCL stops here: Could not find intermediate GPU between GPU rank {} and NIC "
                                     "{:x}",

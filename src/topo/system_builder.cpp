@@ -349,15 +349,6 @@ class Builder {
     return {type, index};
   }
 
-  // Where the diagnosis keeps a GPU's NVLink facts: the GPU itself, or the first GPU on the DEV.
-  NodeRef fact_owner(NodeRef owner) const {
-    if (owner.type != kDev) return owner;
-    for (const Link& link : out_.system.at(owner).links) {
-      if (link.remote.type == kGpu) return link.remote;
-    }
-    return owner;
-  }
-
   void add_nvlink(const XmlElement& nvlink, const std::string* parent_busid) {
     const NodeRef owner = owner_gpu(nvlink, parent_busid);
     const int count = required_int(nvlink, "count", false);
@@ -389,7 +380,8 @@ class Builder {
       fact.remote_type = remote.type == kDev ? kGpu : remote.type;  // a DEV's id is its first GPU's
       fact.remote_id = out_.system.at(remote).id;
     }
-    record_nvlink(fact_owner(owner), fact, count, remote.valid() ? bw : 0.0f);
+    // The diagnosis keeps a GPU's NVLink facts on the GPU itself, or on the first GPU of its DEV.
+    record_nvlink(out_.system.first_gpu_on(owner), fact, count, remote.valid() ? bw : 0.0f);
   }
 
   void record_nvlink(NodeRef owner, NvlinkFact fact, int count, float bw) {

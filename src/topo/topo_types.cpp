@@ -37,6 +37,14 @@ NodeRef TopoSystem::device_of(int gpu_index) const {
   return {kDev, -1};
 }
 
+NodeRef TopoSystem::first_gpu_on(NodeRef node) const {
+  if (node.type != kDev) return node;
+  for (const Link& link : at(node).links) {
+    if (link.remote.type == kGpu) return link.remote;
+  }
+  return node;
+}
+
 std::vector<Link> TopoSystem::hops_of(const Path& path) const {
   std::vector<Link> hops;
   for (int cell = path.hops; cell >= 0 && static_cast<int>(hops.size()) < path.count;

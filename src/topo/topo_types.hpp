@@ -163,6 +163,9 @@ struct TopoSystem {
   int index_of(int type, int64_t id) const;
   // The DEV node a GPU hangs off (its LOC link to a DEV), {kDev, -1} before NCCL 2.30.
   NodeRef device_of(int gpu_index) const;
+  // A DEV's first GPU (the one NCCL names it by and linkscope keeps its NVLink facts on); any other node, or a DEV
+  // without a GPU, is returned as it is.
+  NodeRef first_gpu_on(NodeRef node) const;
   // The hops of a path as links, first hop first.
   std::vector<Link> hops_of(const Path& path) const;
 };
