@@ -2,32 +2,33 @@
 
 #include <fmt/format.h>
 
+#include "topo/nccl_format.hpp"
 #include "topo/path_search.hpp"
 
 namespace linkscope::topo {
 
 namespace {
 
-// 2.29's lines name both nodes (decimal ids, as NCCL prints them with %ld) and, through a PXN relay, the relay.
-std::string node_name(const Node& node, const char* type) {
-  const auto id = static_cast<uint64_t>(node.id);
-  return fmt::format("{}/{}-{}", type, static_cast<int64_t>(id >> 56), static_cast<int64_t>(id & 0x00ffffffffffffffULL));
-}
-
-// The INFO line of one decision; `tail` is what follows "distance ..." inside the parentheses.
-void emit_decision(ModelContext& context, bool enabled, int rank, int g, int relay, int n, const std::string& tail) {
+// NCCL's INFO line for one decision, as the modelled release prints it: 2.28 names the GPU by rank and the HCA by
+// id; 2.29 names both nodes (and the PXN relay) and puts read and mode inside the parentheses; 2.30.3 prints none.
+void emit_decision(ModelContext& context, int rank, int g, int relay, int n, const GdrCheck& check, int read) {
   if (context.version.has(NcclChange::kGdrLinesTraceOnly)) return;
   const TopoSystem& system = context.system;
+  const bool enabled = check.mode != kGdrDisabled;
   const char* verb = enabled ? "Enabled" : "Disabled";
+  const std::string comparison =
+      fmt::format("distance {} {} {}", check.distance, enabled ? "<=" : ">", check.level);
   if (!context.version.has(NcclChange::kGdrLineNamesNodes)) {
-    context.emit(fmt::format("GPU Direct RDMA {} for GPU {} / HCA {:x} ({}", verb, rank,
-                             static_cast<uint64_t>(system.nodes[kNet][n].id), tail));
+    const std::string tail = enabled ? fmt::format("), read {} mode {}", read, gdr_mode_name(check.mode)) : ")";
+    context.emit(fmt::format("GPU Direct RDMA {} for GPU {} / HCA {:x} ({}{}", verb, rank,
+                             static_cast<uint64_t>(system.nodes[kNet][n].id), comparison, tail));
     return;
   }
   std::string line = fmt::format("GPU Direct RDMA {} for {} (rank {}) - {} (", verb,
-                                 node_name(system.nodes[kGpu][g], "GPU"), rank, node_name(system.nodes[kNet][n], "NET"));
-  if (relay != g) line += fmt::format(" using PXN via {}, ", node_name(system.nodes[kGpu][relay], "GPU"));
-  context.emit(line + tail);
+                                 nccl_node_id_decimal(system, {kGpu, g}), rank, nccl_node_id_decimal(system, {kNet, n}));
+  if (relay != g) line += fmt::format(" using PXN via {}, ", nccl_node_id_decimal(system, {kGpu, relay}));
+  const std::string tail = enabled ? fmt::format(", read {}, mode {})", read, gdr_mode_name(check.mode)) : ")";
+  context.emit(line + comparison + tail);
 }
 
 }  // namespace
@@ -100,7 +101,7 @@ GdrCheck check_gdr(ModelContext& context, int rank, int64_t net_id, int read) {
   }
   check.distance = distance;
   if (distance > check.level) {
-    emit_decision(context, false, rank, own_gpu, g, n, fmt::format("distance {} > {})", distance, check.level));
+    emit_decision(context, rank, own_gpu, g, n, check, read);
     check.reason = fmt::format("distance {} > level {}", path_type_name(distance), path_type_name(check.level));
     return check;
   }
@@ -108,11 +109,7 @@ GdrCheck check_gdr(ModelContext& context, int rank, int64_t net_id, int read) {
   const int direct_type = p2c_is_level ? kPathP2c : kPathC2c;
   check.mode = path_between(system, {kGpu, g}, {kCpu, c}).type == kPathC2c && distance != direct_type ? kGdrPci
                                                                                                        : kGdrDefault;
-  const std::string tail =
-      context.version.has(NcclChange::kGdrLineNamesNodes)
-          ? fmt::format("distance {} <= {}, read {}, mode {})", distance, check.level, read, gdr_mode_name(check.mode))
-          : fmt::format("distance {} <= {}), read {} mode {}", distance, check.level, read, gdr_mode_name(check.mode));
-  emit_decision(context, true, rank, own_gpu, g, n, tail);
+  emit_decision(context, rank, own_gpu, g, n, check, read);
   check.reason = fmt::format("distance {} <= level {}", path_type_name(distance), path_type_name(check.level));
   return check;
 }

@@ -17,6 +17,14 @@ std::string nccl_node_id(const TopoSystem& system, NodeRef node) {
   return nccl_node_id(node.type, system.at(node).id);
 }
 
+std::string nccl_node_id_decimal(const TopoSystem& system, NodeRef node) {
+  const auto bits = static_cast<uint64_t>(system.at(node).id);
+  char buffer[64];
+  std::snprintf(buffer, sizeof buffer, "%s/%" PRId64 "-%" PRId64, node_type_name(node.type),
+                static_cast<int64_t>(bits >> 56), static_cast<int64_t>(bits & 0x00ffffffffffffffULL));
+  return buffer;
+}
+
 std::string format_bw(float bw) {
   char buffer[64];
   std::snprintf(buffer, sizeof buffer, "%.1f", static_cast<double>(bw));

@@ -13,6 +13,8 @@ inline constexpr std::size_t kNcclLineBytes = 1023;
 // "%s/%lx-%lx": type, system id, local id in lower-case hex ("GPU/0-1a000", "CPU/0-ffffffffffffff").
 std::string nccl_node_id(int type, int64_t id);
 std::string nccl_node_id(const TopoSystem& system, NodeRef node);
+// "%s/%ld-%ld": the same in decimal, as NCCL 2.29+ names the nodes of its GDR lines ("GPU/0-118784").
+std::string nccl_node_id_decimal(const TopoSystem& system, NodeRef node);
 // "%.1f" of the float widened to double (ties to even on the exact binary value: 0.3125 -> "0.3").
 std::string format_bw(float bw);
 // "%f" (6 decimals).
