@@ -99,29 +99,25 @@ const std::vector<NcclVersion>& reference_releases() {
 
 namespace {
 
-// A reference release is modelled exactly when every change up to it is part of the model.
-bool modelled_exactly(const NcclVersion& release) {
+// The changes one-node output depends on that the model lacks, introduced after `after` (none: from the start) up to
+// and including `up_to`.
+std::vector<const NcclChangeFact*> unmodelled_changes(const std::optional<NcclVersion>& after,
+                                                      const NcclVersion& up_to) {
+  std::vector<const NcclChangeFact*> out;
   for (const auto& change : nccl_changes()) {
-    if (change.since <= release && change.coverage == Coverage::kNotModelled) return false;
-  }
-  return true;
-}
-
-std::vector<NcclVersion> exact_releases() {
-  std::vector<NcclVersion> out;
-  for (const auto& release : reference_releases()) {
-    if (modelled_exactly(release)) out.push_back(release);
+    if (change.coverage != Coverage::kNotModelled || up_to < change.since) continue;
+    if (!after || *after < change.since) out.push_back(&change);
   }
   return out;
 }
 
-std::string unmodelled_changes_until(const NcclVersion& requested) {
-  std::string list;
-  for (const auto& change : nccl_changes()) {
-    if (change.coverage != Coverage::kNotModelled || requested < change.since) continue;
-    list += fmt::format("{}{} ({})", list.empty() ? "" : "; ", change.what, change.since.text());
+// A reference release is modelled exactly when every change up to it is part of the model.
+std::vector<NcclVersion> exact_releases() {
+  std::vector<NcclVersion> out;
+  for (const auto& release : reference_releases()) {
+    if (unmodelled_changes(std::nullopt, release).empty()) out.push_back(release);
   }
-  return list;
+  return out;
 }
 
 }  // namespace
@@ -152,13 +148,7 @@ ModelledVersion model_version_for(const NcclVersion& requested, std::string requ
     if (!in_family || release <= requested) in_family = release;  // the newest at or below, else the family's first
   }
   // A change of the same family that the model lacks (a later patch release not modelled yet) makes it inexact too.
-  const auto unmodelled_between = [&](const NcclVersion& from) {
-    for (const auto& change : nccl_changes()) {
-      if (change.coverage == Coverage::kNotModelled && from < change.since && change.since <= requested) return true;
-    }
-    return false;
-  };
-  if (in_family && !unmodelled_between(*in_family)) {
+  if (in_family && unmodelled_changes(in_family, requested).empty()) {
     out.modelled = *in_family;
     return out;
   }
@@ -174,7 +164,10 @@ ModelledVersion model_version_for(const NcclVersion& requested, std::string requ
   for (const auto& release : exact) {
     if (release <= requested) out.modelled = release;
   }
-  const std::string missing = unmodelled_changes_until(requested);
+  std::string missing;
+  for (const NcclChangeFact* change : unmodelled_changes(std::nullopt, requested)) {
+    missing += fmt::format("{}{} ({})", missing.empty() ? "" : "; ", change->what, change->since.text());
+  }
   out.note = fmt::format("NCCL {} is not modelled exactly; modelled as NCCL {} (the nearest version modelled), so "
                          "predictions may differ from what it does{}{}",
                          requested.text(), out.modelled.text(), missing.empty() ? "" : "; not modelled: ", missing);
