@@ -100,11 +100,11 @@ namespace {
 
 int run_doctor(const DoctorOptions& options) {
   checked_seconds(options.mpi_timeout_s, "--timeout", ZeroSeconds::kRefused);
-  if (!options.from_path.empty() && !options.xml_path.empty()) {
-    throw UsageError("doctor: use --from RUN.json or --xml FILE, not both");
-  }
-  if ((!options.from_path.empty() || !options.xml_path.empty()) && options.profile != "default") {
-    throw UsageError("doctor: --quick and --full choose what a live run measures; --from and --xml measure nothing");
+  const int sources = !options.from_path.empty() + !options.xml_path.empty() + !options.capture_path.empty();
+  if (sources > 1) throw UsageError("doctor: use one of --from RUN.json, --xml FILE and --capture FILE");
+  if (sources == 1 && options.profile != "default") {
+    throw UsageError("doctor: --quick and --full choose what a live run measures; --from, --xml and --capture "
+                     "measure nothing");
   }
   if (!options.nccl_version.empty() && options.xml_path.empty()) {
     throw UsageError("doctor: --nccl-version models a topology file (--xml); a live run models the libnccl it loads "
@@ -116,7 +116,7 @@ int run_doctor(const DoctorOptions& options) {
   const auto launch = runtime::detect_launch(Environment::from_process());
   if (launch.parallel()) {
     // A saved run or a topology file is read by rank 0 alone; the other ranks have nothing to do (no MPI).
-    if (!options.from_path.empty() || !options.xml_path.empty()) {
+    if (sources == 1) {
       if (launch.world_rank != 0) return 0;
     } else {
       return run_doctor_cluster(options);
@@ -131,6 +131,12 @@ int run_doctor(const DoctorOptions& options) {
     diagnose::diagnose_into(run, false);  // keep the run's predictions, judge them again, run every rule
     source = "the saved run " + options.from_path;
     inputs.push_back(options.from_path);
+  } else if (!options.capture_path.empty()) {
+    check_report_directory(options.output_dir);
+    run = collect_captured_run(options);
+    diagnose::diagnose_into(run, false);
+    source = "the capture " + options.capture_path + " (its facts; nothing measured)";
+    inputs.push_back(options.capture_path);
   } else if (!options.xml_path.empty()) {
     run = run_from_topology_file(options);
     diagnose::diagnose_into(run, true);
@@ -167,6 +173,10 @@ Command add_doctor_command(CLI::App& parent, const std::vector<std::string>& arg
       ->check(non_empty_path());
   command.app->add_option("--xml", options->xml_path,
                           "diagnose an NCCL topology XML alone (no measurement): missing or slow links, PCIe")
+      ->check(non_empty_path());
+  command.app->add_option("--capture", options->capture_path,
+                          "diagnose a captured machine (`linkscope capture -o FILE` there): the same facts, model "
+                          "and findings as on that machine, nothing measured")
       ->check(non_empty_path());
   command.app->add_option("--nccl-version", options->nccl_version, kNcclVersionOptionHelp)->type_name("X.Y.Z");
   command.app->add_option("--output,-o", options->output_dir, "report directory")

@@ -34,6 +34,7 @@ struct TopoOptions {
   std::string nccl_version;               // --nccl-version X.Y.Z: the NCCL to model (default: the newest modelled)
   bool predict = false;                   // --predict [op]: NCCL's tuner choice per size, as a table
   std::string predict_op;                 // empty: every collective NCCL tunes
+  std::string capture_path;               // --capture FILE: a captured machine, read like the live one
   // Live mode only
   std::string sysfs_root;
   std::string dump_xml;
@@ -106,13 +107,16 @@ int run_topo_live_mode(const TopoOptions& options, const std::vector<std::string
   TopoLiveOptions live;
   live.format = options.format;
   live.sysfs_root = options.sysfs_root.empty() ? "/" : options.sysfs_root;
+  live.capture_path = options.capture_path;
   live.ask_nccl = !options.no_nccl;
   live.dump_xml = options.dump_xml;
   live.env_assignments = options.env_assignments;
   live.mpi_timeout_seconds = options.mpi_timeout_s;
-  // Under mpirun/srun every host is discovered and rank 0 compares them.
+  // Under mpirun/srun every host is discovered and rank 0 compares them; a capture is read by rank 0 alone.
   const auto launch = runtime::detect_launch(Environment::from_process());
-  if (launch.parallel()) {
+  if (launch.parallel() && !options.capture_path.empty()) {
+    if (launch.world_rank != 0) return 0;
+  } else if (launch.parallel()) {
     runtime::refuse_parallel_launch_without_mpi(launch, platform::mpi_built_in());
     return run_topo_cluster(live, argv);
   }
@@ -141,6 +145,9 @@ Command add_topo_command(CLI::App& parent, const std::vector<std::string>& argv)
                        "algbw, busbw) for one collective (all_reduce ...) or, without one, every collective it tunes")
           ->expected(0, 1)
           ->type_name("[OP]");
+  command.app->add_option("--capture", options->capture_path,
+                          "a capture (`linkscope capture -o FILE`): that machine's facts and model instead of this one's")
+      ->check(non_empty_path());
   command.app->add_option("--sysfs-root", options->sysfs_root,
                           "live: read /sys and /proc/cpuinfo below DIR (a snapshot) instead of this machine's")
       ->check(non_empty_path());
@@ -160,6 +167,9 @@ Command add_topo_command(CLI::App& parent, const std::vector<std::string>& argv)
     if (options->xml_path.empty() && !options->nccl_version.empty()) {
       throw UsageError("--nccl-version models a file (--xml); live, linkscope models the libnccl it loads "
                        "(LINKSCOPE_NCCL_LIBRARY chooses it)");
+    }
+    if (!options->capture_path.empty() && (!options->xml_path.empty() || !options->sysfs_root.empty() || options->no_nccl)) {
+      throw UsageError("--capture reads a captured machine; it does not combine with --xml, --sysfs-root or --no-nccl");
     }
     if (options->xml_path.empty()) return run_topo_live_mode(*options, argv);
     if (!options->sysfs_root.empty() || !options->dump_xml.empty() || options->no_nccl) {

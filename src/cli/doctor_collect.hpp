@@ -11,6 +11,7 @@ namespace linkscope::cli {
 struct DoctorOptions {
   std::string from_path;                      // --from RUN.json: re-diagnose a saved run
   std::string xml_path;                       // --xml FILE: diagnose a topology file alone
+  std::string capture_path;                   // --capture FILE: diagnose a captured machine (nothing measured)
   std::string nccl_version;                   // --nccl-version X.Y.Z with --xml (default: the newest modelled)
   std::string output_dir = "linkscope-report";  // --output DIR
   std::string format = "text";                // stdout: text summary or the json Run document
@@ -35,6 +36,10 @@ struct DoctorOptions {
 // why the rest was not measured; a step that fails is recorded and the others still run; SIGINT/SIGTERM stop the
 // measuring (config.stopped says where). Throws only UsageError for bad options.
 model::Run collect_live_run(const DoctorOptions& options);
+
+// `doctor --capture FILE`: the captured machine's facts through the same discovery, model and hypotheses as a live
+// run, nothing measured (the run says so). Throws InputError for a file that is not a readable capture.
+model::Run collect_captured_run(const DoctorOptions& options);
 
 // The exit code of a diagnosed run: 7 when a finding is an error, 6 when --fail-on warning and a finding is a
 // warning, 130 when the run was interrupted; 0 otherwise, and always 0 with --fail-on none.

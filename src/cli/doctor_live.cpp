@@ -15,7 +15,7 @@
 
 #include "cli/doctor_collect.hpp"
 #include "cli/doctor_profile.hpp"
-#include "cli/model_version_option.hpp"
+#include "cli/machine_discovery.hpp"
 #include "core/environment.hpp"
 #include "core/error.hpp"
 #include "core/file_io.hpp"
@@ -26,7 +26,6 @@
 #include "discover/live_discovery.hpp"
 #include "discover/live_model_check.hpp"
 #include "discover/live_system.hpp"
-#include "discover/nvml_source.hpp"
 #include "discover/telemetry_sampler.hpp"
 #include "model/run_file.hpp"
 #include "model/run_merge.hpp"
@@ -177,14 +176,19 @@ Capabilities capabilities_of(const model::Run& run) {
 }
 
 model::Run discover_machine(const DoctorOptions& options, const Environment& env) {
+  capture::EnvOverrides overrides;
+  for (const auto& assignment : options.env_assignments) overrides.push_back(parse_env_assignment(assignment));
+  if (!options.capture_path.empty()) {
+    model::Run run = capture::captured_run(capture::load_capture(options.capture_path, env), overrides, options.argv);
+    run.config.subcommand = "doctor";
+    run.config.profile = options.profile;
+    return run;
+  }
   discover::LiveDiscoveryOptions discovery;
-  for (const auto& assignment : options.env_assignments) discovery.env_overrides.push_back(parse_env_assignment(assignment));
-  const char* nvml_library = std::getenv("LINKSCOPE_NVML_LIBRARY");
-  auto nvml = discover::make_nvml_library_source(nvml_library != nullptr ? nvml_library : "");
-  auto cuda = platform::make_cuda_runtime_source();
-  const discover::LiveDiscovery live = discover::discover_live(*nvml, *cuda, env, discovery);
-  const discover::LiveModelCheck check = discover::check_live_model(live, env, live_model_version(live));
-  model::Run run = discover::topo_live_run(live, check, env, options.argv);
+  discovery.env_overrides = overrides;
+  const MachineDiscovery machine = discover_this_machine(discovery, env);
+  const discover::LiveModelCheck check = discover::check_live_model(machine.live, machine.env, machine.version);
+  model::Run run = discover::topo_live_run(machine.live, check, machine.env, options.argv);
   run.config.subcommand = "doctor";
   run.config.profile = options.profile;
   // Opening NCCL (no communicator) says whether the collectives can run, and which NCCL they would use.
@@ -235,6 +239,15 @@ std::unique_ptr<discover::TelemetrySampler> start_telemetry(const model::Run& ru
 }
 
 }  // namespace
+
+model::Run collect_captured_run(const DoctorOptions& options) {
+  const Environment env = Environment::from_process();
+  model::Run run = discover_machine(options, env);
+  run.hypotheses = diagnose::make_hypotheses(run);
+  run.config.skipped.push_back({"measurements", "a capture holds the machine's facts, not measurements: run "
+                                                "`linkscope doctor` on that machine to measure"});
+  return run;
+}
 
 model::Run collect_live_run(const DoctorOptions& options) {
   const DoctorProfile profile = doctor_profile(options.profile);

@@ -5,7 +5,7 @@
 
 #include <fmt/format.h>
 
-#include "cli/model_version_option.hpp"
+#include "cli/machine_discovery.hpp"
 #include "core/environment.hpp"
 #include "core/error.hpp"
 #include "core/file_io.hpp"
@@ -13,8 +13,6 @@
 #include "discover/live_discovery.hpp"
 #include "discover/live_system.hpp"
 #include "discover/live_model_check.hpp"
-#include "discover/nvml_source.hpp"
-#include "platform/cuda_facts.hpp"
 #include "model/run_file.hpp"
 #include "report/topo_live_text.hpp"
 
@@ -33,20 +31,23 @@ std::string unavailable_reason(const discover::SystemFacts& facts) {
 
 TopoLiveResult discover_topo_live(const TopoLiveOptions& options, const std::string& dump_xml_path) {
   if (!dump_xml_path.empty()) check_output_path(dump_xml_path, "--dump-xml");
-  TopoLiveResult result{Environment::from_process(), {}, {}, ""};
-  discover::LiveDiscoveryOptions discovery;
-  discovery.sysfs_root = options.sysfs_root;
-  discovery.ask_nccl = options.ask_nccl;
-  discovery.nccl_timeout_seconds = options.nccl_timeout_seconds;
-  for (const auto& assignment : options.env_assignments) {
-    const auto [name, value] = parse_env_assignment(assignment);
-    result.env.set(name, value);
-    discovery.env_overrides.emplace_back(name, value);
-  }
-  const char* nvml_library = std::getenv("LINKSCOPE_NVML_LIBRARY");
-  auto nvml = discover::make_nvml_library_source(nvml_library != nullptr ? nvml_library : "");
-  auto cuda = platform::make_cuda_runtime_source();
-  result.live = discover::discover_live(*nvml, *cuda, result.env, discovery);
+  std::vector<std::pair<std::string, std::string>> overrides;
+  for (const auto& assignment : options.env_assignments) overrides.push_back(parse_env_assignment(assignment));
+  MachineDiscovery machine = [&] {
+    if (!options.capture_path.empty()) {
+      const capture::LoadedCapture loaded = capture::load_capture(options.capture_path, Environment::from_process());
+      return capture::discover_captured_machine(loaded, overrides);
+    }
+    discover::LiveDiscoveryOptions discovery;
+    discovery.sysfs_root = options.sysfs_root;
+    discovery.ask_nccl = options.ask_nccl;
+    discovery.nccl_timeout_seconds = options.nccl_timeout_seconds;
+    discovery.env_overrides = overrides;
+    Environment env = Environment::from_process();
+    for (const auto& [name, value] : overrides) env.set(name, value);
+    return discover_this_machine(discovery, std::move(env));
+  }();
+  TopoLiveResult result{std::move(machine.env), std::move(machine.live), {}, ""};
   result.unavailable = unavailable_reason(result.live.facts);
 
   if (!dump_xml_path.empty()) {
@@ -56,13 +57,14 @@ TopoLiveResult discover_topo_live(const TopoLiveOptions& options, const std::str
     }
     write_file_atomically(dump_xml_path, result.live.synthesized.xml);
   }
-  result.check = discover::check_live_model(result.live, result.env, live_model_version(result.live));
+  result.check = discover::check_live_model(result.live, result.env, machine.version);
   return result;
 }
 
 int run_topo_live(const TopoLiveOptions& options, const std::vector<std::string>& argv) {
   const TopoLiveResult result = discover_topo_live(options, options.dump_xml);
-  const model::Run run = discover::topo_live_run(result.live, result.check, result.env, argv);
+  model::Run run = discover::topo_live_run(result.live, result.check, result.env, argv);
+  if (!options.capture_path.empty()) run.system.capture = options.capture_path;
   if (options.format == "json") {
     write_stdout(model::run_text(run));
   } else if (options.format == "nccl-log") {

@@ -13,6 +13,7 @@ namespace linkscope::cli {
 struct TopoLiveOptions {
   std::string format = "text";  // text | json | nccl-log
   std::string sysfs_root = "/";
+  std::string capture_path;     // --capture FILE: the captured machine instead of this one
   bool ask_nccl = true;         // false: --no-nccl
   std::string dump_xml;         // --dump-xml FILE: write the synthesized XML there
   std::vector<std::string> env_assignments;  // --env K=V (the model and NCCL's child both see them)
@@ -28,7 +29,7 @@ struct TopoLiveResult {
   std::string unavailable;  // why the view is incomplete as a whole ("NVIDIA driver unavailable: ..."), or ""
 };
 
-// Discovers this machine as `linkscope topo` does (no output); writes --dump-xml to `dump_xml_path`.
+// Discovers this machine (or the capture) as `linkscope topo` does (no output); writes --dump-xml to `dump_xml_path`.
 TopoLiveResult discover_topo_live(const TopoLiveOptions& options, const std::string& dump_xml_path);
 
 

@@ -104,6 +104,9 @@ constexpr std::array<ThresholdEntry, static_cast<std::size_t>(Threshold::kCount)
      "noisy-measurement: GPU memory in use at least this large while no linkscope process holds the GPU",
      "nvmlDeviceGetMemoryInfo_v2 'used' excludes the driver's reserve (0 allocated on an idle GPU); older drivers "
      "count the reserve, which stays below this"},
+    {Threshold::kMemoryHeldShare, "memory_held_share", 0.50, "share",
+     "gpu-memory-held: another process held at least this share of a GPU's memory while it used no SMs",
+     "seen live on 1 x H200: an idle holder of 137.8 GiB of 140 GiB (0% utilization) left the numbers steady"},
     {Threshold::kPredictionCompareMinBytes, "prediction_compare_min_bytes", 16 * kMiB, "bytes",
      "busbw-below-prediction and nccl-model-busbw compare measured busbw with NCCL's model from this size up",
      "h200x2 nccl-tests 2.19.6 vs NCCL 2.28.9's model: measured / predicted busbw >= 0.628 for every op from 16 MiB "

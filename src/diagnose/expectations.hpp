@@ -37,6 +37,7 @@ enum class Threshold : std::size_t {
   kForeignUtilizationMin,
   kUtilizationSettleSeconds,
   kForeignMemoryMinBytes,
+  kMemoryHeldShare,
   kPredictionCompareMinBytes,
   kBusbwWarnShareOfPrediction,
   kHostCeShareOfLinkRate,

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "core/text.hpp"
+#include "diagnose/evidence.hpp"
 #include "diagnose/expectations.hpp"
 
 namespace linkscope::diagnose {
@@ -152,6 +153,83 @@ std::string ForeignActivity::text(int cuda_ordinal) const {
     parts.push_back(what + " while no linkscope step ran");
   }
   return join(parts, ", ");
+}
+
+namespace {
+
+const model::Gpu* gpu_of(const model::Run& run, int cuda_ordinal) {
+  for (const auto& gpu : run.system.gpus) {
+    if (gpu.cuda_ordinal == cuda_ordinal) return &gpu;
+  }
+  return nullptr;
+}
+
+bool holds_most(const MemoryHolder& holder) {
+  return holder.total_bytes > 0 && static_cast<double>(holder.held_bytes) / static_cast<double>(holder.total_bytes) >=
+                                       threshold(Threshold::kMemoryHeldShare);
+}
+
+// Without telemetry (a capture, a saved topo run): the processes and the utilization discovery read at one moment.
+std::vector<MemoryHolder> holders_at_discovery(const model::Run& run) {
+  std::vector<MemoryHolder> holders;
+  const auto util_min = static_cast<int>(threshold(Threshold::kForeignUtilizationMin));
+  for (const auto& gpu : run.system.gpus) {
+    if (!gpu.cuda_ordinal || !gpu.memory_bytes || !gpu.processes || !gpu.utilization.gpu_percent) continue;
+    if (*gpu.utilization.gpu_percent >= util_min) continue;
+    MemoryHolder holder;
+    holder.cuda_ordinal = *gpu.cuda_ordinal;
+    holder.total_bytes = *gpu.memory_bytes;
+    std::vector<std::string> who;
+    for (const auto& process : *gpu.processes) {
+      if (named_like_linkscope(process) || !process.used_memory_bytes) continue;
+      holder.held_bytes += *process.used_memory_bytes;
+      who.push_back(fmt::format("pid {}{} ({})", process.pid, process.name.empty() ? "" : " " + process.name,
+                                format_bytes(static_cast<std::uint64_t>(*process.used_memory_bytes))));
+    }
+    if (who.empty() || !holds_most(holder)) continue;
+    holder.who = join(who, ", ") + fmt::format(" (utilization {}% when discovery read it)", *gpu.utilization.gpu_percent);
+    holders.push_back(std::move(holder));
+  }
+  return holders;
+}
+
+}  // namespace
+
+std::vector<MemoryHolder> memory_holders(const ForeignActivity& activity, const model::Run& run) {
+  if (!activity.watched()) return holders_at_discovery(run);
+  std::vector<MemoryHolder> holders;
+  for (const int ordinal : activity.busy_ordinals()) {
+    const model::Gpu* gpu = gpu_of(run, ordinal);
+    if (gpu == nullptr || !gpu->memory_bytes || *gpu->memory_bytes <= 0) continue;
+    MemoryHolder holder;
+    holder.cuda_ordinal = ordinal;
+    holder.total_bytes = *gpu->memory_bytes;
+    // Only what was seen while no step ran tells memory held from work done: a process listed during steps alone
+    // may have computed with them.
+    bool computed = false, seen_idle = false;
+    std::vector<std::string> who;
+    for (const auto& load : activity.idle_load) {
+      if (load.cuda_ordinal != ordinal) continue;
+      if (load.max_util_percent && *load.max_util_percent >= threshold(Threshold::kForeignUtilizationMin)) {
+        computed = true;
+      }
+      if (load.max_memory_bytes) {
+        seen_idle = true;
+        holder.held_bytes = std::max(holder.held_bytes, *load.max_memory_bytes);
+      }
+    }
+    for (const auto& f : activity.foreign) {
+      if (f.cuda_ordinal != ordinal) continue;
+      who.push_back(process_text(*f.process));
+      if (f.process->max_used_memory_bytes) {
+        holder.held_bytes = std::max(holder.held_bytes, *f.process->max_used_memory_bytes);
+      }
+    }
+    if (computed || !seen_idle || !holds_most(holder)) continue;
+    holder.who = who.empty() ? "no process NVML lists (a VM, or another PID namespace)" : join(who, ", ");
+    holders.push_back(std::move(holder));
+  }
+  return holders;
 }
 
 }  // namespace linkscope::diagnose

@@ -52,6 +52,17 @@ struct ForeignActivity {
 
 ForeignActivity find_foreign_activity(const model::Run& run);
 
+// A GPU whose memory other work held while it used no SMs: the memory, not the GPU, was taken (a stopped job, a
+// notebook, a leaked allocation). Found when the held memory is at least memory_held_share of the GPU's and no
+// utilization was seen while no linkscope step ran.
+struct MemoryHolder {
+  int cuda_ordinal = 0;
+  std::int64_t held_bytes = 0;
+  std::int64_t total_bytes = 0;
+  std::string who;  // "pid 4242 python3 (137.8 GiB)", or what NVML showed without a process
+};
+std::vector<MemoryHolder> memory_holders(const ForeignActivity& activity, const model::Run& run);
+
 // "pid 777 trainer (2 GiB)"
 std::string process_text(const model::TelemetryProcess& process);
 

@@ -138,6 +138,14 @@ std::optional<Finding> rule_noisy_measurement(const Context& context) {
     for (std::size_t i = 0; i < noisy.size() && i < 3; ++i) finding.evidence.push_back("  " + noisy[i].second);
   }
   if (finding.evidence.empty()) return std::nullopt;
+  // Memory held by an idle process, with steady numbers beside it, is gpu-memory-held's finding, not noise.
+  if (noisy.empty() && numbers_still && !context.busy_gpus.empty() && context.foreign.unattributed.empty()) {
+    std::set<int> held;
+    for (const auto& holder : memory_holders(context.foreign, evidence.run)) held.insert(holder.cuda_ordinal);
+    if (std::all_of(context.busy_gpus.begin(), context.busy_gpus.end(), [&](int gpu) { return held.count(gpu) > 0; })) {
+      return std::nullopt;
+    }
+  }
 
   // Variation alone is a warning when it is widespread or large; one or two points slightly above the limit on
   // an otherwise quiet run (seen on an idle 2 x H200: one 64 MiB all_reduce at CV 5.2%) are only noted, as is a

@@ -21,6 +21,8 @@ const std::vector<Rule>& all_rules() {
       {"nvlink-link-down", "fewer active NVLinks, or slower links, than identical peers", &rule_nvlink_link_down},
       {"pcie-link-degraded", "PCIe link below its maximum or below identical peers", &rule_pcie_link_degraded},
       {"p2p-unavailable", "no peer access where NVLink or a PCIe switch would allow it", &rule_p2p_unavailable},
+      {"nvls-unavailable", "NVSwitch-connected GPUs NCCL cannot use NVLS on: fabric registration not done or failed "
+       "(Fabric Manager), or no multicast", &rule_nvls_unavailable},
       {"ecc-errors", "uncorrected (or corrected) ECC errors, ECC counts growing during the run, retired pages and "
        "remapped rows", &rule_ecc_errors},
       {"xid-during-run", "Xid errors the driver reported while linkscope measured, with their meaning and step",
@@ -37,6 +39,8 @@ const std::vector<Rule>& all_rules() {
       {"nccl-hint", "NCCL printed a HINT about an error it recognised (ACS breaking GPUDirect RDMA, IB timeout, "
        "cross-rail NICs, GID index, topology file)", &rule_nccl_hint},
       {"nccl-choice-differs", "NCCL used another algorithm/protocol/channels than its model", &rule_nccl_choice_differs},
+      {"gpu-memory-held", "another process held most of a GPU's memory while the GPU was idle: sizes that needed it "
+       "were not measured; steady numbers stand", &rule_gpu_memory_held},
       {"noisy-measurement", "other work on a GPU during the steps (foreign processes by pid, load while no step ran), "
        "or a high coefficient of variation", &rule_noisy_measurement},
       {"pair-asymmetric", "one direction of a GPU pair slower than the other at large sizes", &rule_pair_asymmetric},

@@ -17,6 +17,8 @@ struct CudaDeviceRecord {
   unsigned long long memory_bytes = 0;
   long long l2_cache_bytes = 0;  // cudaDeviceProp::l2CacheSize (0: the runtime did not say)
   Fact<bool> gpu_direct_rdma;  // cudaDevAttrGPUDirectRDMASupported, what NCCL writes as <gpu gdr>
+  Fact<bool> dma_buf;          // CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED: NCCL's GPUDirect RDMA without a peer module
+  Fact<bool> multicast;        // CU_DEVICE_ATTRIBUTE_MULTICAST_SUPPORTED: NVLS needs it (read only; none is created)
 };
 
 // One ordered pair of CUDA ordinals.

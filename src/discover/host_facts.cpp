@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "discover/nvidia_services.hpp"
+
 namespace linkscope::discover {
 
 HostFacts read_host_facts(const SysfsRoot& root) {
@@ -20,6 +22,7 @@ HostFacts read_host_facts(const SysfsRoot& root) {
                            "/sys/module/nvidia_peermem/version"}) {
     if (root.exists(path)) facts.peer_memory_module = true;
   }
+  facts.nvidia_services = running_nvidia_services(root);
   const std::string links = "/sys/kernel/pci_switch_link/virtual_switch_links";
   for (const auto& bus_id : root.list(links)) {
     for (const auto& peer : root.list(links + "/" + bus_id)) {

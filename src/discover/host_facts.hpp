@@ -22,6 +22,7 @@ struct HostFacts {
   // A GPUDirect RDMA peer-memory module is loaded (nvidia-peermem / nv_peer_mem), as NCCL's IB transport
   // checks before it marks a NIC gdr="1".
   bool peer_memory_module = false;
+  std::vector<std::string> nvidia_services;  // running NVIDIA daemons (nvidia_services.hpp)
   // Broadcom PEX switch peer links NCCL turns into <pcilink> (/sys/kernel/pci_switch_link/virtual_switch_links).
   std::map<std::string, std::vector<std::string>> bcm_switch_links;
   std::vector<std::string> warnings;  // what could not be read, one line each

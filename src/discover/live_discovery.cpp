@@ -21,7 +21,9 @@ LiveDiscovery discover_live(NvmlSource& nvml_source, CudaSource& cuda_source, co
   const auto start = Clock::now();
   std::future<NcclProbeResult> nccl;
   const bool live_root = SysfsRoot(options.sysfs_root).is_live();
-  if (options.ask_nccl && live_root) {
+  if (options.recorded_nccl) {
+    result.nccl = options.recorded_nccl;
+  } else if (options.ask_nccl && live_root) {
     NcclProbeRequest request;
     request.program = options.nccl_program;
     request.env = &env;

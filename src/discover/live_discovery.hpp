@@ -19,6 +19,8 @@ struct LiveDiscoveryOptions {
   std::string nccl_program;        // the binary with `__nccl-topo-probe` ("" = this executable)
   double nccl_timeout_seconds = 120;
   std::vector<std::pair<std::string, std::string>> env_overrides;  // `--env K=V`, also given to NCCL's child
+  // What NCCL's child said on the captured machine (--capture): used as it is, no child runs.
+  std::optional<NcclProbeResult> recorded_nccl;
 };
 
 // Wall time of each stage, for the <= 2 s budget of `linkscope topo` (the NCCL child overlaps the rest).

@@ -71,6 +71,30 @@ struct ProcessInfo {          // nvmlProcessInfo_t (= nvmlProcessInfo_v2_t, used
   unsigned int computeInstanceId;
 };
 
+// nvmlGpuFabricInfo_t (drivers >= 525) and nvmlGpuFabricInfo_v2_t (the versioned call, with the health mask).
+constexpr unsigned kFabricUuidLength = 16;  // NVML_GPU_FABRIC_UUID_LEN
+struct GpuFabricInfo {
+  unsigned char clusterUuid[kFabricUuidLength];
+  Return status;
+  unsigned int cliqueId;
+  unsigned char state;  // nvmlGpuFabricState_t
+};
+struct GpuFabricInfoV2 {
+  unsigned int version;
+  unsigned char clusterUuid[kFabricUuidLength];
+  Return status;
+  unsigned int cliqueId;
+  unsigned char state;
+  unsigned int healthMask;
+};
+constexpr unsigned kGpuFabricInfoV2Version = static_cast<unsigned>(sizeof(GpuFabricInfoV2)) | (2u << 24);
+static_assert(sizeof(GpuFabricInfoV2) == 36, "nvmlGpuFabricInfo_v2_t is 36 bytes (its version word says so)");
+// nvmlGpuFabricState_t
+constexpr unsigned kFabricStateNotSupported = 0;
+constexpr unsigned kFabricStateNotStarted = 1;
+constexpr unsigned kFabricStateInProgress = 2;
+constexpr unsigned kFabricStateCompleted = 3;
+
 union Value {                 // nvmlValue_t
   double dVal;
   int siVal;
@@ -168,6 +192,8 @@ using DeviceGetNvLinkRemoteDeviceTypeFn = Return (*)(Device, unsigned int, int*)
 using DeviceGetNvLinkErrorCounterFn = Return (*)(Device, unsigned int, int, unsigned long long*);
 using DeviceGetTopologyCommonAncestorFn = Return (*)(Device, Device, int*);
 using DeviceGetP2PStatusFn = Return (*)(Device, Device, int, int*);
+using DeviceGetGpuFabricInfoFn = Return (*)(Device, GpuFabricInfo*);
+using DeviceGetGpuFabricInfoVFn = Return (*)(Device, GpuFabricInfoV2*);
 // Telemetry (src/discover/nvml_monitor.cpp). GetPowerUsage (mW) and GetPcieReplayCounter are DeviceGetUintFn,
 // GetRetiredPagesPendingStatus is DeviceGetIntFn, GetSupportedEventTypes is DeviceGetUllFn.
 using DeviceGetMemoryInfoV2Fn = Return (*)(Device, MemoryV2*);

@@ -87,6 +87,8 @@ bool open_nvml_api(NvmlApi& api, std::string& reason) {
   resolve(api.handle, api.DeviceGetNvLinkErrorCounter, "nvmlDeviceGetNvLinkErrorCounter");
   resolve(api.handle, api.DeviceGetTopologyCommonAncestor, "nvmlDeviceGetTopologyCommonAncestor");
   resolve(api.handle, api.DeviceGetP2PStatus, "nvmlDeviceGetP2PStatus");
+  resolve(api.handle, api.DeviceGetGpuFabricInfo, "nvmlDeviceGetGpuFabricInfo");
+  resolve(api.handle, api.DeviceGetGpuFabricInfoV, "nvmlDeviceGetGpuFabricInfoV");
   resolve(api.handle, api.DeviceGetMemoryInfoV2, "nvmlDeviceGetMemoryInfo_v2");
   resolve(api.handle, api.DeviceGetPowerUsage, "nvmlDeviceGetPowerUsage");
   resolve(api.handle, api.DeviceGetTemperature, "nvmlDeviceGetTemperature");

@@ -59,6 +59,8 @@ struct NvmlApi {
   nvml::DeviceGetNvLinkErrorCounterFn DeviceGetNvLinkErrorCounter = nullptr;
   nvml::DeviceGetTopologyCommonAncestorFn DeviceGetTopologyCommonAncestor = nullptr;
   nvml::DeviceGetP2PStatusFn DeviceGetP2PStatus = nullptr;
+  nvml::DeviceGetGpuFabricInfoFn DeviceGetGpuFabricInfo = nullptr;
+  nvml::DeviceGetGpuFabricInfoVFn DeviceGetGpuFabricInfoV = nullptr;
   // Telemetry: each may be missing (an older driver), which makes its quantity unavailable, never a failure.
   nvml::DeviceGetMemoryInfoV2Fn DeviceGetMemoryInfoV2 = nullptr;
   nvml::DeviceGetUintFn DeviceGetPowerUsage = nullptr;

@@ -165,6 +165,47 @@ void read_c2c(const NvmlApi& api, nvml::Device device, NvmlGpuRecord& gpu) {
                                    : Fact<unsigned>::unknown("no active C2C link");
 }
 
+std::string fabric_uuid_text(const unsigned char (&uuid)[nvml::kFabricUuidLength]) {
+  std::string text;
+  for (const unsigned char byte : uuid) text += fmt::format("{:02x}", byte);
+  return text;
+}
+
+// The versioned call first (it adds the health mask), then the original one of drivers 525-535.
+Fact<NvmlFabricRecord> read_fabric(const NvmlApi& api, nvml::Device device) {
+  NvmlFabricRecord fabric;
+  nvml::Return rc = nvml::kErrorFunctionNotFound;
+  if (api.DeviceGetGpuFabricInfoV != nullptr) {
+    nvml::GpuFabricInfoV2 info{};
+    info.version = nvml::kGpuFabricInfoV2Version;
+    rc = api.DeviceGetGpuFabricInfoV(device, &info);
+    if (rc == nvml::kSuccess) {
+      fabric.state = info.state;
+      fabric.status = info.status;
+      fabric.clique_id = info.cliqueId;
+      fabric.cluster_uuid = fabric_uuid_text(info.clusterUuid);
+      fabric.health_mask = Fact<unsigned>::known(info.healthMask);
+    }
+  }
+  if (rc != nvml::kSuccess) {
+    if (api.DeviceGetGpuFabricInfo == nullptr) {
+      return Fact<NvmlFabricRecord>::unknown(
+          rc == nvml::kErrorFunctionNotFound ? missing_symbol("nvmlDeviceGetGpuFabricInfo")
+                                             : api.describe("nvmlDeviceGetGpuFabricInfoV", rc));
+    }
+    nvml::GpuFabricInfo info{};
+    rc = api.DeviceGetGpuFabricInfo(device, &info);
+    if (rc != nvml::kSuccess) return Fact<NvmlFabricRecord>::unknown(api.describe("nvmlDeviceGetGpuFabricInfo", rc));
+    fabric.state = info.state;
+    fabric.status = info.status;
+    fabric.clique_id = info.cliqueId;
+    fabric.cluster_uuid = fabric_uuid_text(info.clusterUuid);
+    fabric.health_mask = Fact<unsigned>::unknown("only nvmlDeviceGetGpuFabricInfoV reports the health mask");
+  }
+  fabric.status_text = api.ErrorString != nullptr ? api.ErrorString(fabric.status) : fmt::format("{}", fabric.status);
+  return Fact<NvmlFabricRecord>::known(std::move(fabric));
+}
+
 NvmlGpuRecord read_gpu(const NvmlApi& api, unsigned index, nvml::Device device) {
   NvmlGpuRecord gpu;
   gpu.index = index;
@@ -252,6 +293,7 @@ NvmlGpuRecord read_gpu(const NvmlApi& api, unsigned index, nvml::Device device) 
   } else {
     gpu.c2c_active_links = Fact<unsigned>::unknown("C2C exists only on sm >= 90 (Grace Hopper and later)");
   }
+  gpu.fabric = read_fabric(api, device);
   return gpu;
 }
 

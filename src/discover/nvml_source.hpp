@@ -25,6 +25,17 @@ struct ProcessRecord {
   Fact<unsigned long long> used_memory_bytes;
 };
 
+// The GPU's registration with the NVLink fabric (nvmlDeviceGetGpuFabricInfo[V]): NVLS (NVLink SHARP) and
+// multi-node NVLink need it completed (Fabric Manager on NVSwitch systems). nvidia-smi -q prints it as "Fabric".
+struct NvmlFabricRecord {
+  unsigned state = 0;        // 0 not supported, 1 not started, 2 in progress, 3 completed (nvmlGpuFabricState_t)
+  int status = 0;            // nvmlReturn_t of the registration: meaningful once completed
+  std::string status_text;   // NVML's words for `status` ("Success", "In use by another client")
+  unsigned clique_id = 0;
+  std::string cluster_uuid;  // 32 lower-case hex digits; all zero outside a multi-node NVLink cluster
+  Fact<unsigned> health_mask;  // the versioned call only
+};
+
 // NVML's view of one GPU (one NVML index). Every query that NVML refuses becomes an unknown Fact.
 struct NvmlGpuRecord {
   unsigned index = 0;
@@ -52,6 +63,7 @@ struct NvmlGpuRecord {
   std::string nvlink_reason;          // why `nvlinks` is empty, when it is
   Fact<unsigned> c2c_active_links;    // Grace Hopper C2C
   Fact<unsigned> c2c_max_bw_mbyte_s;
+  Fact<NvmlFabricRecord> fabric;
 };
 
 // One ordered GPU pair (NVML indices): topology level and P2P status.

@@ -78,6 +78,20 @@ model::Pcie pcie_model(const GpuFacts& gpu) {
   return pcie;
 }
 
+model::Known<model::GpuFabric> fabric_model(const Fact<NvmlFabricRecord>& fabric) {
+  if (!fabric.has()) return unknown<model::GpuFabric>(fabric.reason.c_str());
+  static const char* const kStates[] = {"not_supported", "not_started", "in_progress", "completed"};
+  model::GpuFabric out;
+  out.state = fabric->state < 4 ? kStates[fabric->state] : fmt::format("state {}", fabric->state);
+  out.status = fabric->status_text;
+  out.status_ok = fabric->status == 0;
+  out.clique_id = fabric->clique_id;
+  out.cluster_uuid = fabric->cluster_uuid;
+  out.health_mask = fabric->health_mask.has() ? model::Known<std::int64_t>(*fabric->health_mask)
+                                              : unknown<std::int64_t>(fabric->health_mask.reason.c_str());
+  return model::Known<model::GpuFabric>(std::move(out));
+}
+
 model::Gpu gpu_model(const GpuFacts& gpu) {
   model::Gpu out;
   out.cuda_ordinal = gpu.cuda_ordinal;
@@ -101,6 +115,8 @@ model::Gpu gpu_model(const GpuFacts& gpu) {
   out.numa_affinity = gpu.numa_affinity;
   out.pcie = pcie_model(gpu);
   out.gpu_direct_rdma = gpu.cuda ? known<bool>(gpu.cuda->gpu_direct_rdma) : unknown<bool>("not visible to CUDA");
+  out.dma_buf = gpu.cuda ? known<bool>(gpu.cuda->dma_buf) : unknown<bool>("not visible to CUDA");
+  out.multicast = gpu.cuda ? known<bool>(gpu.cuda->multicast) : unknown<bool>("not visible to CUDA");
   if (!gpu.cuda) {
     out.l2_cache_bytes = unknown<std::int64_t>("not visible to CUDA");
   } else if (gpu.cuda->l2_cache_bytes > 0) {
@@ -143,6 +159,7 @@ model::Gpu gpu_model(const GpuFacts& gpu) {
                                                     : unknown<double>(nvml.c2c_max_bw_mbyte_s.reason.c_str());
     out.c2c = c2c;
   }
+  out.fabric = fabric_model(nvml.fabric);
   if (nvml.processes.has()) {
     std::vector<model::GpuProcess> processes;
     for (const auto& process : *nvml.processes) {
@@ -223,6 +240,7 @@ model::System system_model(const SystemFacts& facts) {
   out.cuda.device_count = facts.cuda.device_count;
   out.cuda.reason = facts.cuda.reason;
   out.sysfs_root = facts.host.sysfs_root;
+  out.nvidia_services = facts.host.nvidia_services;
   if (facts.host.cpu) {
     const CpuInfo& cpu = *facts.host.cpu;
     out.cpu = model::Cpu{cpu.arch, cpu.vendor, cpu.family_id, cpu.model_id, cpu.model_name, cpu.logical_cpus};

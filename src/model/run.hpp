@@ -27,7 +27,8 @@ inline constexpr int kRunSchemaMajor = 1;
 //      (what NCCL chose per call, from its TUNING log lines).
 // 1.4: model nccl_version_modelled/_from/_note (the NCCL release modelled); runtime.runs[] rank_devices, gpu_direct,
 // nvls, mnnvl and hints (NCCL 2.29/2.30 log lines, NCCL's HINTs).
-inline constexpr int kRunSchemaMinor = 4;
+// 1.5: system.capture and nvidia_services; gpus[] fabric, dma_buf and multicast (captures, NVLS).
+inline constexpr int kRunSchemaMinor = 5;
 
 struct Tool {
   std::string name = "linkscope";

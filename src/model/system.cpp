@@ -377,6 +377,8 @@ json to_json(const Gpu& gpu) {
   out["numa_affinity"] = gpu.numa_affinity;
   out["pcie"] = pcie_json(gpu.pcie);
   put_known(out, "gpu_direct_rdma", gpu.gpu_direct_rdma);
+  put_known_if_read(out, "dma_buf", gpu.dma_buf);
+  put_known_if_read(out, "multicast", gpu.multicast);
   if (!gpu.nvml_reason.empty()) {
     out["nvml_reason"] = gpu.nvml_reason;
     return with_extras(std::move(out), gpu.extra);
@@ -418,6 +420,19 @@ json to_json(const Gpu& gpu) {
     put_known(c2c, "max_bw_gbps", gpu.c2c->max_bw_gbps);
     out["c2c"] = c2c;
   }
+  if (gpu.fabric.has_value()) {
+    json fabric;
+    fabric["state"] = gpu.fabric->state;
+    fabric["status"] = gpu.fabric->status;
+    fabric["status_ok"] = gpu.fabric->status_ok;
+    fabric["clique_id"] = gpu.fabric->clique_id;
+    fabric["cluster_uuid"] = gpu.fabric->cluster_uuid;
+    put_known(fabric, "health_mask", gpu.fabric->health_mask);
+    out["fabric"] = fabric;
+  } else if (!gpu.fabric.reason.empty()) {
+    out["fabric"] = nullptr;
+    out["fabric_reason"] = gpu.fabric.reason;
+  }
   if (gpu.processes.has_value()) {
     out["processes"] = json::array();
     for (const auto& process : *gpu.processes) {
@@ -449,6 +464,8 @@ Gpu gpu_from_json(const JsonReader& r) {
   for (auto node : r.integers("numa_affinity")) gpu.numa_affinity.push_back(static_cast<int>(node));
   gpu.pcie = pcie_from(r.object("pcie"));
   gpu.gpu_direct_rdma = r.known_boolean("gpu_direct_rdma");
+  gpu.dma_buf = r.known_boolean("dma_buf");
+  gpu.multicast = r.known_boolean("multicast");
   gpu.nvml_reason = r.string_or("nvml_reason");
   gpu.mig_mode = r.known_string("mig_mode");
   gpu.persistence_mode = r.known_boolean("persistence_mode");
@@ -474,6 +491,19 @@ Gpu gpu_from_json(const JsonReader& r) {
   if (r.has("c2c")) {
     const JsonReader c2c = r.object("c2c");
     gpu.c2c = C2c{c2c.small_int("active_links").value_or(0), c2c.known_number("max_bw_gbps")};
+  }
+  if (r.has("fabric")) {
+    const JsonReader fabric = r.object("fabric");
+    GpuFabric read;
+    read.state = fabric.string_or("state");
+    read.status = fabric.string_or("status");
+    read.status_ok = fabric.boolean("status_ok").value_or(true);
+    read.clique_id = fabric.integer("clique_id").value_or(0);
+    read.cluster_uuid = fabric.string_or("cluster_uuid");
+    read.health_mask = fabric.known_integer("health_mask");
+    gpu.fabric = Known<GpuFabric>(std::move(read));
+  } else {
+    gpu.fabric.reason = r.string_or("fabric_reason");
   }
   if (r.has("processes")) {
     std::vector<GpuProcess> processes;
@@ -502,6 +532,8 @@ json to_json(const System& system) {
                  {"device_count", system.cuda.device_count},
                  {"reason", system.cuda.available ? json(nullptr) : json(system.cuda.reason)}};
   out["sysfs_root"] = system.sysfs_root;
+  if (system.capture) out["capture"] = *system.capture;
+  if (system.nvidia_services) out["nvidia_services"] = *system.nvidia_services;
   if (system.cpu) {
     out["cpu"] = {{"arch", system.cpu->arch},
                   {"vendor", optional_json(system.cpu->vendor)},
@@ -620,6 +652,8 @@ System system_from_json(const JsonReader& r) {
   system.cuda.device_count = cuda.small_int("device_count").value_or(0);
   system.cuda.reason = cuda.string_or("reason");
   system.sysfs_root = r.string_or("sysfs_root");
+  system.capture = r.string("capture");
+  if (r.has("nvidia_services")) system.nvidia_services = r.strings("nvidia_services");
   if (r.has("cpu")) {
     const JsonReader cpu = r.object("cpu");
     system.cpu = Cpu{cpu.string_or("arch"),       cpu.string("vendor"),       cpu.small_int("family_id"),

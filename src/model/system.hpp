@@ -59,6 +59,17 @@ struct C2c {
   Known<double> max_bw_gbps;
 };
 
+// The GPU's registration with the NVLink fabric (NVML): NVLS and multi-node NVLink need it "completed" with a
+// successful status (Fabric Manager on NVSwitch machines).
+struct GpuFabric {
+  std::string state;   // "not_supported", "not_started", "in_progress", "completed" (or "state N")
+  std::string status;  // NVML's words for the registration's result ("Success")
+  bool status_ok = true;
+  std::int64_t clique_id = 0;
+  std::string cluster_uuid;  // 32 hex digits; zeros outside a multi-node NVLink cluster
+  Known<std::int64_t> health_mask;
+};
+
 struct GpuProcess {
   std::int64_t pid = 0;
   std::string name;  // empty when NVML cannot name it (another PID namespace)
@@ -78,6 +89,8 @@ struct Gpu {
   std::vector<int> numa_affinity;
   Pcie pcie;
   Known<bool> gpu_direct_rdma;
+  Known<bool> dma_buf;    // CUDA: dma-buf registration possible (GPUDirect RDMA without a peer-memory module)
+  Known<bool> multicast;  // CUDA: NVLink multicast (NVLS) supported by the device and driver
   std::string nvml_reason;  // non-empty: no NVML facts below
   Known<std::string> mig_mode;  // "enabled", "disabled"
   Known<bool> persistence_mode;
@@ -91,6 +104,7 @@ struct Gpu {
   // Known when NVML was asked (an empty list then comes with NVML's reason); unknown without NVML.
   Known<std::vector<Nvlink>> nvlinks;
   std::optional<C2c> c2c;
+  Known<GpuFabric> fabric;  // absent in documents saved before it was read
   Known<std::vector<GpuProcess>> processes;
   nlohmann::json extra;
 
@@ -302,6 +316,9 @@ struct System {
   Driver driver;
   Cuda cuda;
   std::string sysfs_root;
+  std::optional<std::string> capture;  // the capture file the facts were read from (doctor/topo --capture)
+  // NVIDIA daemons seen running (/proc/PID/comm: "nv-fabricmanage", "nvidia-imex"); absent in older documents.
+  std::optional<std::vector<std::string>> nvidia_services;
   std::optional<Cpu> cpu;
   std::string cpu_reason;
   std::vector<Gpu> gpus;       // the GPUs CUDA shows (cuda_ordinal always set)

@@ -1,5 +1,6 @@
 #include "platform/cuda_facts.hpp"
 
+#include <cuda.h>
 #include <cuda_runtime.h>
 
 #include <fmt/format.h>
@@ -35,6 +36,53 @@ Fact<T> query(const char* name, Call call) {
   return status == cudaSuccess ? Fact<T>::known(static_cast<T>(raw)) : Fact<T>::unknown(describe(name, status));
 }
 
+// Device attributes the runtime's enum lacks (dma-buf, multicast), asked of the driver through its entry point so
+// linkscope needs no link against libcuda. Unknown, with the reason, on a driver without the entry points.
+class DriverAttributes {
+ public:
+  DriverAttributes() {
+    get_device_ = reinterpret_cast<GetDeviceFn>(entry_point("cuDeviceGet"));
+    get_attribute_ = reinterpret_cast<GetAttributeFn>(entry_point("cuDeviceGetAttribute"));
+  }
+
+  Fact<bool> flag(int ordinal, CUdevice_attribute attribute, const char* name) const {
+    if (get_device_ == nullptr || get_attribute_ == nullptr) {
+      return Fact<bool>::unknown(fmt::format("{}: the CUDA driver's entry points cannot be found", name));
+    }
+    CUdevice device = 0;
+    if (const CUresult status = get_device_(&device, ordinal); status != CUDA_SUCCESS) {
+      return Fact<bool>::unknown(fmt::format("{}: cuDeviceGet failed ({})", name, static_cast<int>(status)));
+    }
+    int value = 0;
+    if (const CUresult status = get_attribute_(&value, attribute, device); status != CUDA_SUCCESS) {
+      return Fact<bool>::unknown(fmt::format("{}: cuDeviceGetAttribute failed ({})", name, static_cast<int>(status)));
+    }
+    return Fact<bool>::known(value != 0);
+  }
+
+ private:
+  using GetDeviceFn = CUresult (*)(CUdevice*, int);
+  using GetAttributeFn = CUresult (*)(int*, CUdevice_attribute, CUdevice);
+
+  static void* entry_point(const char* symbol) {
+    void* function = nullptr;
+    cudaDriverEntryPointQueryResult found{};
+#if CUDART_VERSION >= 12050
+    const cudaError_t status = cudaGetDriverEntryPointByVersion(symbol, &function, 12000, cudaEnableDefault, &found);
+#else
+    const cudaError_t status = cudaGetDriverEntryPoint(symbol, &function, cudaEnableDefault, &found);
+#endif
+    if (status != cudaSuccess || found != cudaDriverEntryPointSuccess) {
+      cudaGetLastError();
+      return nullptr;
+    }
+    return function;
+  }
+
+  GetDeviceFn get_device_ = nullptr;
+  GetAttributeFn get_attribute_ = nullptr;
+};
+
 class CudaRuntimeSource final : public discover::CudaSource {
  public:
   CudaSnapshot read() override {
@@ -54,6 +102,7 @@ class CudaRuntimeSource final : public discover::CudaSource {
       return snapshot;
     }
     snapshot.available = true;
+    const DriverAttributes driver;
     for (int ordinal = 0; ordinal < count; ++ordinal) {
       cudaDeviceProp prop{};
       if (const cudaError_t status = cudaGetDeviceProperties(&prop, ordinal); status != cudaSuccess) {
@@ -73,6 +122,10 @@ class CudaRuntimeSource final : public discover::CudaSource {
       device.gpu_direct_rdma = query<bool>("cudaDeviceGetAttribute(GPUDirectRDMASupported)", [&](int& v) {
         return cudaDeviceGetAttribute(&v, cudaDevAttrGPUDirectRDMASupported, ordinal);
       });
+      // NCCL's own checks: dma-buf registration (GPUDirect RDMA without nvidia-peermem) and NVLS multicast.
+      device.dma_buf = driver.flag(ordinal, CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED, "CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED");
+      device.multicast = driver.flag(ordinal, CU_DEVICE_ATTRIBUTE_MULTICAST_SUPPORTED,
+                                     "CU_DEVICE_ATTRIBUTE_MULTICAST_SUPPORTED");
       snapshot.devices.push_back(std::move(device));
     }
     for (const auto& a : snapshot.devices) {

@@ -134,6 +134,15 @@ def main():
     case("nvml-missing-cuda-works", "LINKSCOPE_NVML_LIBRARY=/nonexistent: CUDA measured, NVML's facts missing", ONE, [
         {"op": "replace", "path": "/system/driver",
          "value": {"available": False, "reason": "/nonexistent: cannot open shared object file"}}])
+    case("nvls-fabric-manager-not-running", "2 x H200 on NVSwitch: NVML fabric state not_started on both GPUs, "
+         "nv-fabricmanager not running (SYNTHETIC fabric facts)", H200X2, [
+        {"op": "add", "path": "/system/gpus/0/fabric",
+         "value": {"state": "not_started", "status": "Success", "status_ok": True, "clique_id": 0,
+                   "cluster_uuid": "0" * 32, "health_mask": None, "health_mask_reason": "not read"}},
+        {"op": "add", "path": "/system/gpus/1/fabric",
+         "value": {"state": "not_started", "status": "Success", "status_ok": True, "clique_id": 0,
+                   "cluster_uuid": "0" * 32, "health_mask": None, "health_mask_reason": "not read"}},
+        {"op": "add", "path": "/system/nvidia_services", "value": ["nvidia-persiste"]}])
     case("cuda-sees-fewer-gpus-unexplained", "NVML sees 2 GPUs, CUDA 1, no mask and no MIG", H200X2, [
         {"op": "replace", "path": "/system/visibility/cuda_device_count", "value": 1}])
     case("mig-enabled-without-instances", "MIG on GPU0: CUDA lists 7 instances where NVML lists 2 GPUs", H200X2, [
@@ -192,6 +201,19 @@ def main():
             processes=[{"pid": 519, "name": "python3", "nvml_index": 0, "owner": None, "visible": True,
                         "first_seen_s": 1.0, "last_seen_s": 4.0, "samples": 30, "steps": [0],
                         "samples_outside_steps": 0, "max_used_memory_bytes": 2 * GiB}])}])
+    held = int(137.8 * GiB)
+    idle_holder = telemetry(one_bdf, [("p2p", 2.0, 6.0, quiet({"pcie_replay": 0}, 1), quiet({"pcie_replay": 0}, 1))])
+    idle_holder["gpus"][0]["samples"] = {
+        "t_s": [1.2, 1.3, 1.4], "span_s": [0.1, 0.1, 0.1], "step": [None, None, None],
+        "gpu_util_percent": [0, 0, 0], "memory_used_bytes": [held, held, held]}
+    case("idle-process-holds-most-memory", "an idle process (none NVML lists, as in the VM) holds 137.8 GiB of the "
+         "one H200's memory before p2p; the 4 GiB local copy did not fit (as seen live, 2026-12-02)", ONE, [
+        {"op": "add", "path": "/measurements/telemetry", "value": idle_holder},
+        {"op": "add", "path": "/measurements/p2p/points/-", "value": {
+            "src": 0, "dst": 0, "method": "ce", "direction": "uni", "bytes": 4 * GiB, "samples": 0,
+            "bandwidth_gbps": None, "cv": None, "wrong": 0, "status": "na",
+            "reason": "local copy needs 8.5 GiB on GPU 0 (8.0 GiB for buffers + 0.5 GiB kept for the CUDA context), "
+                      "but only 2.2 GiB is free"}}])
     case("sm-read-one-direction-slow", "SM read 1->0 at 512 MiB 300.0 GB/s against 376.2 (SYNTHETIC)", H200X2, [
         {"op": "replace", "path": "/measurements/p2p/points/13/bandwidth_gbps/median", "value": 300.0}])
     case("ce-copies-far-below-link", "CE copies both ways at 512 MiB 250.0 GB/s of 478.1 (SYNTHETIC)", H200X2, [

@@ -12,6 +12,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "capture/captured_machine.hpp"
 #include "core/environment.hpp"
 #include "core/text.hpp"
 #include "diagnose/diagnose.hpp"
@@ -21,6 +22,8 @@
 #include "topo/prediction_view.hpp"
 #include "topo/topology_model.hpp"
 #include "support/model_versions.hpp"
+#include "support/temp_dir.hpp"
+#include "unit/planted_capture.hpp"
 
 namespace linkscope::diagnose {
 namespace {
@@ -78,8 +81,19 @@ model::Run topology_run(const std::string& spec) {
   return run;
 }
 
+// What `doctor --capture FILE` diagnoses: a planted capture (unit/planted_capture.hpp) through the same discovery.
+model::Run capture_run(const std::string& relative) {
+  const test::TempDir work;
+  // A capture taken as it is, or a planted one built from its case file.
+  const bool taken = relative.size() > 4 && relative.compare(relative.size() - 4, 4, ".tgz") == 0;
+  const std::string file = taken ? kTests + relative
+                                 : test::build_planted_capture(read_json(relative), kTests, work.path());
+  return capture::captured_run(capture::load_capture(file, Environment::from_map({})), {}, {});
+}
+
 model::Run case_run(const Case& c) {
   if (c.input.rfind("xml:", 0) == 0) return topology_run(c.input.substr(4));
+  if (c.input.rfind("capture:", 0) == 0) return capture_run(c.input.substr(8));
   nlohmann::json document = read_json(c.input);
   // "prediction_from": a topology XML whose NCCL model (graphs, tuning) the case's run carries, as the doctor
   // records it live, for the rules that compare with NCCL's own prediction.

@@ -187,6 +187,17 @@ nvml::Return nvmlDeviceGetCpuAffinity(nvml::Device, unsigned words, unsigned lon
   return nvml::kSuccess;
 }
 nvml::Return nvmlDeviceGetNumaNodeId(nvml::Device, unsigned*) { return nvml::kErrorNotSupported; }
+nvml::Return nvmlDeviceGetGpuFabricInfoV(nvml::Device device, nvml::GpuFabricInfoV2* info) {
+  if (fake_nvml::unsupported("fabric")) return nvml::kErrorNotSupported;
+  if (info->version != nvml::kGpuFabricInfoV2Version) return 25;  // NVML_ERROR_ARGUMENT_VERSION_MISMATCH
+  const auto s = state_of(device);
+  info->state = static_cast<unsigned char>(s.fabric_state);
+  info->status = s.fabric_status;
+  info->cliqueId = 0x7fff;
+  for (unsigned i = 0; i < nvml::kFabricUuidLength; ++i) info->clusterUuid[i] = 0;
+  info->healthMask = 0;
+  return nvml::kSuccess;
+}
 nvml::Return nvmlDeviceGetUtilizationRates(nvml::Device device, nvml::Utilization* utilization) {
   const auto s = state_of(device);
   utilization->gpu = s.utilization_gpu;

@@ -100,6 +100,8 @@ void take_links(const json& set, const char* key, std::array<unsigned long long,
 
 void apply(const json& set, GpuState& s) {
   take(set, "utilization_gpu", s.utilization_gpu);
+  take(set, "fabric_state", s.fabric_state);
+  take(set, "fabric_status", s.fabric_status);
   take(set, "utilization_memory", s.utilization_memory);
   take(set, "sm_clock_mhz", s.sm_clock_mhz);
   take(set, "mem_clock_mhz", s.mem_clock_mhz);

@@ -42,6 +42,8 @@ struct GpuState {
   unsigned remapped_rows_correctable = 0, remapped_rows_uncorrectable = 0;
   bool remapped_rows_pending = false, remapped_rows_failure = false;
   std::array<unsigned long long, 18> nvlink_replay{}, nvlink_recovery{}, nvlink_crc_flit{};
+  unsigned fabric_state = 3;  // nvmlGpuFabricState_t: completed, as on a healthy NVSwitch machine
+  int fabric_status = 0;      // nvmlReturn_t of the registration
 };
 
 // Restarts the script's clock and its Xid events (nvmlInit_v2).
