@@ -79,7 +79,6 @@ else
 fi
 
 # --- 3. another NCCL of linkscope's device ABI (2.28.7 .. 2.28.x), if the machine has one.
-nccl_version_of() { grep -a -o -m1 'NCCL version 2\.[0-9]*\.[0-9]*' "$1" 2>/dev/null | head -1 | awk '{print $3}'; }
 other=""
 while read -r lib; do
   v=$(nccl_version_of "$lib")

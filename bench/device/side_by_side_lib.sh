@@ -45,3 +45,6 @@ capture() {
   timeout "$limit" "$bin" "$@" >"$base.txt" 2>"$base.err"
   echo $? >"$base.rc"
 }
+
+# nccl_version_of LIB: the "2.x.y" a libnccl.so carries in its version banner (empty when none).
+nccl_version_of() { grep -a -o -m1 'NCCL version 2\.[0-9]*\.[0-9]*' "$1" 2>/dev/null | head -1 | awk '{print $3}'; }

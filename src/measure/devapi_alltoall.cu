@@ -12,7 +12,7 @@ namespace {
 using devapi::kVectorBytes;
 
 // Vectors in flight per thread: loads issued together before their stores.
-constexpr int kUnroll = 4;
+constexpr int kUnroll = coll::kDeviceApiAlltoallVectorsInFlight;
 
 template <typename Unit>
 __device__ void copy_units(const Unit* in, Unit* out, std::size_t units, std::size_t tid, std::size_t threads) {

@@ -8,6 +8,13 @@ namespace linkscope::coll {
 
 inline constexpr std::uint64_t kDeviceApiVectorBytes = 16;  // one ld.global.v4 / st.global.v4
 
+// Vectors each thread of -D's alltoall kernels loads before it stores them. The launch has only -V CTAs (16 by
+// default: 8192 threads), so the bytes in flight bound the copy: on one H100, 4 vectors per thread (512 KiB for the
+// grid) ran at 0.88x of nccl-tests' optimized kernel, which keeps 128 bytes per thread (1 MiB), 8 at 1.01x and 16
+// at 1.02x (bench/NOTES.md, issue 26).
+inline constexpr int kDeviceApiAlltoallVectorsInFlight = 16;
+inline constexpr std::uint64_t kNcclTestsAlltoallBytesInFlight = 128;  // per thread, nccl-tests 2.19.6 -D 2
+
 struct ElementRange {
   std::uint64_t begin = 0;
   std::uint64_t end = 0;

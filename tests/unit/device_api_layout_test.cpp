@@ -5,6 +5,7 @@
 
 #include <vector>
 
+#include "plan/device_api.hpp"
 #include "plan/device_api_layout.hpp"
 
 namespace linkscope::coll {
@@ -73,6 +74,15 @@ TEST(DeviceApiLayout, AlignedFloatsAreAllVectors) {
   EXPECT_EQ(u.first_vector, 3u);
   EXPECT_EQ(u.vectors, 255u);
   EXPECT_EQ(u.tail, 1023u);
+}
+
+// The -D 2 alltoall copy is bound by the bytes its few threads keep in flight (issue 26): fewer than nccl-tests'
+// kernel keeps put linkscope's -D numbers below nccl-tests' for the same data movement.
+TEST(DeviceApiLayout, AlltoallKeepsMoreBytesInFlightThanNcclTests) {
+  const std::uint64_t per_thread = kDeviceApiAlltoallVectorsInFlight * kDeviceApiVectorBytes;
+  EXPECT_GT(per_thread, kNcclTestsAlltoallBytesInFlight);
+  const std::uint64_t grid = per_thread * kDefaultDeviceCtas * kDeviceApiThreadsPerCta;
+  EXPECT_GE(grid, std::uint64_t{2} << 20) << "2 MiB in flight ran at 1.02x of nccl-tests, 512 KiB at 0.88x";
 }
 
 }  // namespace
