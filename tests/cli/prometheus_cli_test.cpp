@@ -13,9 +13,11 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "model/run_file.hpp"
 #include "support/background_command.hpp"
 #include "support/run_command.hpp"
 #include "support/temp_dir.hpp"
+#include "unit/cluster_test_runs.hpp"
 
 namespace linkscope {
 namespace {
@@ -77,6 +79,22 @@ INSTANTIATE_TEST_SUITE_P(Runs, PrometheusOfRun,
                                            "h200x2-cuda-visible-devices-1.json", "h200x2-nccl-p2p-disable.json",
                                            "h200x2-rerun.json", "hgx-h200-8gpu-model.json",
                                            "hgx-h200-8gpu-synthetic.json", "hgx-h200-8gpu-synthetic-gpu5-slow.json"));
+
+// A saved run of three hosts: host pairs and every host's GPUs and findings in one file, still valid.
+TEST(PrometheusCli, PromtoolAcceptsTheTextfileOfACluster) {
+  LINKSCOPE_REQUIRE_PROMTOOL();
+  test::TempDir dir;
+  const std::string run = dir.path() + "/cluster-run.json";
+  model::write_run_file(run, test::cluster_run());
+  const std::string out = dir.path() + "/cluster.prom";
+  const auto written = run_command(LINKSCOPE_BINARY, {"report", run, "--format", "prometheus", "-o", out});
+  ASSERT_EQ(written.exit_code, 0) << written.err;
+  EXPECT_NE(read_text(out).find("linkscope_cross_host_bandwidth_bytes_per_second{host=\"node-a\",peer=\"node-c\""),
+            std::string::npos);
+  const auto check = promtool_check(out);
+  EXPECT_EQ(check.exit_code, 0) << check.out << check.err;
+  EXPECT_EQ(check.out + check.err, "");
+}
 
 TEST(PrometheusCli, ReportPrintsTheTextfileOnStdoutAndNamesItInADirectory) {
   test::TempDir dir;

@@ -17,6 +17,7 @@
 #include "report/prometheus_exposition.hpp"
 #include "report/prometheus_report.hpp"
 #include "support/run_command.hpp"
+#include "unit/cluster_test_runs.hpp"
 
 namespace linkscope::report {
 namespace {
@@ -210,6 +211,40 @@ TEST(PrometheusReport, RunStateStartTimeAndCompletion) {
   EXPECT_EQ(sample(render_prometheus(run), "linkscope_run_complete" + host), 1);
   run.config.stopped = "interrupted (SIGINT) during p2p, 1 of 9 steps done";
   EXPECT_EQ(sample(render_prometheus(run), "linkscope_run_complete" + host), 0);
+}
+
+// A cluster's run: every pair of hosts in bytes per second, every host's GPUs under its own name, the cluster's
+// findings under rank 0's host.
+TEST(PrometheusReport, AClusterRunHasItsHostPairsAndEveryHostsGpus) {
+  const model::Run run = test::cluster_run();
+  const std::string text = render_prometheus(run);
+  const model::CrossHost& cross = *run.measurements.cross_host;
+  ASSERT_EQ(cross.pairs.size(), 3u);
+  for (const auto& pair : cross.pairs) {
+    ASSERT_TRUE(pair.bandwidth_gbps);
+    EXPECT_DOUBLE_EQ(sample(text, "linkscope_cross_host_bandwidth_bytes_per_second" +
+                                      labels({{"host", cross.hosts[pair.a.host]},
+                                              {"peer", cross.hosts[pair.b.host]},
+                                              {"size", std::to_string(pair.bytes)}})),
+                     *pair.bandwidth_gbps * 1e9);
+  }
+  for (const auto& host : run.system.hosts) {
+    ASSERT_TRUE(host.system);
+    const model::Gpu& gpu = host.system->gpus.front();
+    EXPECT_EQ(sample(text, "linkscope_gpu_info" + labels({{"host", host.name},
+                                                          {"gpu", std::to_string(*gpu.cuda_ordinal)},
+                                                          {"pci_bus_id", gpu.pci_bdf},
+                                                          {"uuid", gpu.uuid},
+                                                          {"name", gpu.name}})),
+              1);
+  }
+  for (const auto& finding : run.findings) {
+    EXPECT_EQ(sample(text, "linkscope_finding" +
+                               labels({{"host", run.config.host},
+                                       {"rule", finding.id},
+                                       {"severity", std::string(model::severity_name(finding.severity))}})),
+              1);
+  }
 }
 
 }  // namespace
