@@ -163,7 +163,9 @@ class Exporter {
 
   void add_collectives() {
     if (!run_.measurements.collectives) return;
-    const std::vector<std::string> labels{"host", "op", "dtype", "ranks", "placement", "size", "nccl_version"};
+    // dtype, redop and root tell apart the series of one op (-d all, -o all, -r all).
+    const std::vector<std::string> labels{"host",  "op",        "dtype", "redop",       "root",
+                                          "ranks", "placement", "size",  "nccl_version"};
     auto& busbw = family(gauge("linkscope_collective_bus_bandwidth_bytes_per_second",
                                "NCCL collective bus bandwidth (nccl-tests' busbw) from the median time", labels));
     auto& algbw = family(gauge("linkscope_collective_algorithm_bandwidth_bytes_per_second",
@@ -174,9 +176,16 @@ class Exporter {
     for (const auto& series : *run_.measurements.collectives) {
       for (const auto& point : series.points) {
         if (point.status != "ok") continue;
-        const std::vector<std::string> values{host_, std::string(coll::op_name(series.op)),
-                                              std::string(coll::type_name(series.dtype)), number(series.nranks),
-                                              point.in_place ? "in_place" : "out_of_place", number(point.bytes), nccl};
+        const std::vector<std::string> values{
+            host_,
+            std::string(coll::op_name(series.op)),
+            std::string(coll::type_name(series.dtype)),
+            coll::op_reduces(series.op) ? std::string(coll::red_op_name(series.redop)) : "",
+            coll::op_is_rooted(series.op) ? number(series.root) : "",
+            number(series.nranks),
+            point.in_place ? "in_place" : "out_of_place",
+            number(point.bytes),
+            nccl};
         if (point.busbw_gbps) busbw.add(values, *point.busbw_gbps * kBytesPerGigabyte);
         if (point.algbw_gbps) algbw.add(values, *point.algbw_gbps * kBytesPerGigabyte);
         if (point.time) time.add(values, point.time->median_us * kSecondsPerMicrosecond);

@@ -157,6 +157,10 @@ TEST(PrometheusReport, CollectivesCarryOpSizeAndNcclVersion) {
     const std::string series_labels = labels({{"host", run.config.host},
                                               {"op", std::string(coll::op_name(series.op))},
                                               {"dtype", std::string(coll::type_name(series.dtype))},
+                                              {"redop", coll::op_reduces(series.op)
+                                                            ? std::string(coll::red_op_name(series.redop))
+                                                            : ""},
+                                              {"root", coll::op_is_rooted(series.op) ? std::to_string(series.root) : ""},
                                               {"ranks", std::to_string(series.nranks)},
                                               {"placement", point->in_place ? "in_place" : "out_of_place"},
                                               {"size", std::to_string(point->bytes)},
@@ -169,6 +173,29 @@ TEST(PrometheusReport, CollectivesCarryOpSizeAndNcclVersion) {
     ++checked;
   }
   EXPECT_EQ(checked, 6);
+}
+
+// nccl-tests' -o all (and -d all, -r all): each reduction its own series, none dropped as a duplicate.
+TEST(PrometheusReport, SeriesOfOneOpWithOtherReductionsStayApart) {
+  model::Run run = diagnosed("h200x2-healthy.json");
+  model::CollectiveSeries max = run.measurements.collectives->front();
+  ASSERT_EQ(max.op, coll::CollectiveOp::kAllReduce);
+  max.redop = coll::RedOp::kMax;
+  for (auto& point : max.points) {
+    if (point.busbw_gbps) *point.busbw_gbps /= 2;
+  }
+  run.measurements.collectives->push_back(max);
+  const std::string text = render_prometheus(run);
+  const model::CollectivePoint* point = model::largest_measured_point(max);
+  const auto series = [&](const std::string& redop) {
+    return "linkscope_collective_bus_bandwidth_bytes_per_second" +
+           labels({{"host", run.config.host}, {"op", "all_reduce"}, {"dtype", "float"}, {"redop", redop},
+                   {"root", ""}, {"ranks", std::to_string(max.nranks)},
+                   {"placement", point->in_place ? "in_place" : "out_of_place"},
+                   {"size", std::to_string(point->bytes)}, {"nccl_version", *run.environment.nccl_version}});
+  };
+  EXPECT_DOUBLE_EQ(sample(text, series("max")), *point->busbw_gbps * 1e9);
+  EXPECT_DOUBLE_EQ(sample(text, series("sum")), *point->busbw_gbps * 2 * 1e9);
 }
 
 // Every rule of diagnose/rules.cpp at every severity, 1 exactly where the run has that finding.
