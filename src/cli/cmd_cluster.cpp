@@ -125,7 +125,9 @@ int run_cluster(const ClusterOptions& options) {
     }
     std::fflush(stdout);
     if (!options.output_file.empty()) model::write_run_file(options.output_file, run);
-    if (!options.prometheus_file.empty()) write_file_atomically(options.prometheus_file, report::render_prometheus(run));
+    if (!options.prometheus_file.empty()) {
+      write_file_atomically(options.prometheus_file, report::render_prometheus(run));
+    }
     if (cross->pairs.empty()) {
       std::string why;
       for (const auto& note : cross->notes) why += (why.empty() ? "" : "; ") + note;

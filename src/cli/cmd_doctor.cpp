@@ -9,8 +9,8 @@
 
 #include "cli/command.hpp"
 #include "cli/doctor_collect.hpp"
-#include "cli/model_version_option.hpp"
 #include "cli/error_exit.hpp"
+#include "cli/model_version_option.hpp"
 #include "core/environment.hpp"
 #include "core/error.hpp"
 #include "core/seconds.hpp"
@@ -115,7 +115,9 @@ int run_doctor(const DoctorOptions& options) {
     throw UsageError("doctor: --env applies to a live run or --xml, not to a saved run (--from)");
   }
   const auto launch = runtime::detect_launch(Environment::from_process());
-  if (!options.prometheus_path.empty() && !launch.parallel()) check_output_path(options.prometheus_path, "--prometheus");
+  if (!options.prometheus_path.empty() && !launch.parallel()) {
+    check_output_path(options.prometheus_path, "--prometheus");  // before anything is measured
+  }
   if (launch.parallel()) {
     // A saved run or a topology file is read by rank 0 alone; the other ranks have nothing to do (no MPI).
     if (!options.from_path.empty() || !options.xml_path.empty()) {

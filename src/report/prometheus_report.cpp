@@ -245,7 +245,9 @@ class Exporter {
     const model::Severity severities[] = {model::Severity::kInfo, model::Severity::kWarning, model::Severity::kError};
     for (const auto& host : hosts) {
       for (const auto& rule : rules) {
-        for (const auto severity : severities) findings.add({host, rule, std::string(model::severity_name(severity))}, 0);
+        for (const auto severity : severities) {
+          findings.add({host, rule, std::string(model::severity_name(severity))}, 0);
+        }
       }
     }
     const auto mark = [&findings](const std::string& host, const std::vector<model::Finding>& list) {

@@ -163,8 +163,9 @@ TEST(CollCli, NcclTestsNamesRepeatUntilSigintWithNZero) {
   test::TempDir dir;
   const std::string out = dir.path() + "/out";
   // One size a cycle: every cycle prints its row of 8-byte all_reduce.
-  test::BackgroundCommand perf("/bin/sh", {"-c", "exec \"$0\" -b 8 -e 8 -N 0 > \"$1\"", kBinDir + "/all_reduce_perf", out},
-                               {}, dir.path() + "/err");
+  test::BackgroundCommand perf("/bin/sh",
+                               {"-c", "exec \"$0\" -b 8 -e 8 -N 0 > \"$1\"", kBinDir + "/all_reduce_perf", out}, {},
+                               dir.path() + "/err");
   const std::string row = "           8             2     float     sum      -1";
   const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(120);
   while (count(test::read_text(out), row) < 3 && std::chrono::steady_clock::now() < until) {

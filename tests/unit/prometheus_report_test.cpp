@@ -160,7 +160,8 @@ TEST(PrometheusReport, CollectivesCarryOpSizeAndNcclVersion) {
                                               {"redop", coll::op_reduces(series.op)
                                                             ? std::string(coll::red_op_name(series.redop))
                                                             : ""},
-                                              {"root", coll::op_is_rooted(series.op) ? std::to_string(series.root) : ""},
+                                              {"root", coll::op_is_rooted(series.op) ? std::to_string(series.root)
+                                                                                     : ""},
                                               {"ranks", std::to_string(series.nranks)},
                                               {"placement", point->in_place ? "in_place" : "out_of_place"},
                                               {"size", std::to_string(point->bytes)},
@@ -204,7 +205,9 @@ TEST(PrometheusReport, OneFindingGaugePerRuleAndSeverity) {
   ASSERT_FALSE(run.findings.empty());
   const std::string text = render_prometheus(run);
   std::set<std::pair<std::string, std::string>> found;
-  for (const auto& finding : run.findings) found.emplace(finding.id, std::string(model::severity_name(finding.severity)));
+  for (const auto& finding : run.findings) {
+    found.emplace(finding.id, std::string(model::severity_name(finding.severity)));
+  }
   for (const auto& rule : diagnose::all_rules()) {
     for (const std::string severity : {"info", "warning", "error"}) {
       const double expected = found.count({std::string(rule.id), severity}) != 0 ? 1 : 0;
@@ -225,9 +228,9 @@ TEST(PrometheusReport, ARunOfANewerLinkscopeKeepsItsUnknownRuleAndEscapesTheHost
   newer.severity = model::Severity::kWarning;
   run.findings.push_back(newer);
   const std::string text = render_prometheus(run);
-  EXPECT_EQ(sample(text, "linkscope_finding{host=\"rack\\\"1\\\"\\\\n\",rule=\"some-future-rule\",severity=\"warning\"}"),
-            1);
-  EXPECT_EQ(sample(text, "linkscope_check_status{host=\"rack\\\"1\\\"\\\\n\"}"), 1);  // WARNING
+  const std::string host = "host=\"rack\\\"1\\\"\\\\n\"";  // rack\"1\"\\n
+  EXPECT_EQ(sample(text, "linkscope_finding{" + host + ",rule=\"some-future-rule\",severity=\"warning\"}"), 1);
+  EXPECT_EQ(sample(text, "linkscope_check_status{" + host + "}"), 1);  // WARNING
 }
 
 TEST(PrometheusReport, RunStateStartTimeAndCompletion) {
