@@ -11,7 +11,7 @@ packages=(
   libopenmpi-dev openmpi-bin libmpich-dev mpich
   slurm-wlm munge
   help2man zsh man-db
-  python3-html5lib libxml2-utils
+  python3-html5lib libxml2-utils prometheus
 )
 
 missing=()

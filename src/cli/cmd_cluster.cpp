@@ -17,6 +17,7 @@
 #include "cluster/job_session.hpp"
 #include "core/environment.hpp"
 #include "core/error.hpp"
+#include "core/file_io.hpp"
 #include "core/seconds.hpp"
 #include "core/size.hpp"
 #include "core/sweep.hpp"
@@ -26,6 +27,7 @@
 #include "model/run_file.hpp"
 #include "platform/mpi_session.hpp"
 #include "report/cluster_tables.hpp"
+#include "report/prometheus_report.hpp"
 #include "runtime/launch_environment.hpp"
 #include "runtime/nccl_debug_capture.hpp"
 
@@ -43,6 +45,7 @@ struct ClusterOptions {
   double timeout_s = 60;
   std::string format = "text";
   std::string output_file;
+  std::string prometheus_file;  // --prometheus FILE.prom: the run as a node-exporter textfile (rank 0)
   bool quiet = false;
   std::vector<std::string> argv;
 };
@@ -122,6 +125,9 @@ int run_cluster(const ClusterOptions& options) {
     }
     std::fflush(stdout);
     if (!options.output_file.empty()) model::write_run_file(options.output_file, run);
+    if (!options.prometheus_file.empty()) {
+      write_file_atomically(options.prometheus_file, report::render_prometheus(run));
+    }
     if (cross->pairs.empty()) {
       std::string why;
       for (const auto& note : cross->notes) why += (why.empty() ? "" : "; ") + note;
@@ -159,6 +165,9 @@ Command add_cluster_command(CLI::App& parent, const std::vector<std::string>& ar
       ->check(CLI::IsMember({"text", "json"}))
       ->capture_default_str();
   app->add_option("--output", options->output_file, "also write the Run document (JSON) to this file (rank 0)")
+      ->check(non_empty_path());
+  app->add_option("--prometheus", options->prometheus_file,
+                  "also write the run as a node-exporter textfile (FILE.prom), atomically (rank 0)")
       ->check(non_empty_path());
   app->add_flag("-q,--quiet", options->quiet, "no progress lines on stderr");
   command.run = [options] { return run_cluster(*options); };

@@ -9,14 +9,17 @@
 
 #include "cli/command.hpp"
 #include "cli/doctor_collect.hpp"
+#include "cli/error_exit.hpp"
 #include "cli/model_version_option.hpp"
 #include "core/environment.hpp"
 #include "core/error.hpp"
 #include "core/seconds.hpp"
 #include "diagnose/diagnose.hpp"
+#include "diagnose/run_status.hpp"
 #include "core/file_io.hpp"
 #include "core/terminal_text.hpp"
 #include "model/run_file.hpp"
+#include "report/prometheus_report.hpp"
 #include "report/report_render.hpp"
 #include "report/summary_text.hpp"
 #include "runtime/launch_environment.hpp"
@@ -78,22 +81,20 @@ void write_checkpoint(const std::string& directory, const model::Run& run) {
 
 }  // namespace
 
-int doctor_exit_code(const model::Run& run, const std::string& fail_on) {
-  if (fail_on == "none") return 0;
+int doctor_exit_code(const model::Run& run, const DoctorOptions& options) {
+  if (options.exit_codes == "nagios") return to_int(diagnose::nagios_status(run));
+  if (options.fail_on == "none") return 0;
   if (run.config.stopped && run.config.stopped->rfind("interrupted", 0) == 0) return to_int(ExitCode::kInterrupted);
-  std::optional<model::Severity> worst;
-  const auto weigh = [&worst](const std::vector<model::Finding>& findings) {
-    for (const auto& finding : findings) {
-      if (!worst || finding.severity > *worst) worst = finding.severity;
-    }
-  };
-  weigh(run.findings);
-  for (const auto& host : run.system.hosts) {  // a cluster's run: every host's own findings count too
-    if (host.findings) weigh(*host.findings);
-  }
+  const auto worst = diagnose::worst_severity(run);  // a cluster's run: every host's own findings count too
   if (worst == model::Severity::kError) return to_int(ExitCode::kProblemFound);
-  if (worst == model::Severity::kWarning && fail_on == "warning") return to_int(ExitCode::kThreshold);
+  if (worst == model::Severity::kWarning && options.fail_on == "warning") return to_int(ExitCode::kThreshold);
   return 0;
+}
+
+void write_doctor_prometheus(const DoctorOptions& options, const model::Run& run,
+                             const std::vector<std::string>& inputs) {
+  if (options.prometheus_path.empty()) return;
+  write_file_atomically(options.prometheus_path, report::render_prometheus(run), inputs);
 }
 
 namespace {
@@ -114,6 +115,9 @@ int run_doctor(const DoctorOptions& options) {
     throw UsageError("doctor: --env applies to a live run or --xml, not to a saved run (--from)");
   }
   const auto launch = runtime::detect_launch(Environment::from_process());
+  if (!options.prometheus_path.empty() && !launch.parallel()) {
+    check_output_path(options.prometheus_path, "--prometheus");  // before anything is measured
+  }
   if (launch.parallel()) {
     // A saved run or a topology file is read by rank 0 alone; the other ranks have nothing to do (no MPI).
     if (sources == 1) {
@@ -152,6 +156,7 @@ int run_doctor(const DoctorOptions& options) {
     source = "this machine";
   }
   const auto written = report::write_report_directory(options.output_dir, run, inputs);
+  write_doctor_prometheus(options, run, inputs);
   // The summary first: when standard output cannot be written, the error is the only line on stderr.
   if (options.format == "json") {
     write_stdout(model::run_text(run));
@@ -160,7 +165,7 @@ int run_doctor(const DoctorOptions& options) {
   }
   print_stderr_line(fmt::format("linkscope doctor: diagnosed {}; wrote {} files to {} (open {}/report.html)", source,
                                 written.size(), options.output_dir, options.output_dir));
-  return doctor_exit_code(run, options.fail_on);
+  return doctor_exit_code(run, options);
 }
 
 Command add_doctor_command(CLI::App& parent, const std::vector<std::string>& argv) {
@@ -196,12 +201,23 @@ Command add_doctor_command(CLI::App& parent, const std::vector<std::string>& arg
                           "error: exit 7 on an error finding; warning: also exit 6 on a warning; none: always 0")
       ->check(CLI::IsMember({"none", "warning", "error"}))
       ->capture_default_str();
+  command.app->add_option("--exit-codes", options->exit_codes,
+                          "linkscope: the codes of README's table; nagios: 0 OK, 1 WARNING, 2 CRITICAL, 3 UNKNOWN "
+                          "(no driver or GPU, run stopped early, linkscope failed)")
+      ->check(CLI::IsMember({"linkscope", "nagios"}))
+      ->capture_default_str();
+  command.app->add_option("--prometheus", options->prometheus_path,
+                          "also write the run as a node-exporter textfile (FILE.prom), atomically")
+      ->check(non_empty_path());
   command.app->add_option("--timeout", options->mpi_timeout_s,
                           "under mpirun/srun: seconds rank 0 waits for another rank (and NCCL for progress) between hosts")
       ->capture_default_str();
   command.app->add_flag("--cross-host-only", options->cross_host_only,
                         "under mpirun/srun: hosts do not measure themselves; facts and the cross-host tests only");
-  command.run = [options] { return run_doctor(*options); };
+  command.run = [options] {
+    return options->exit_codes == "nagios" ? nagios_check([&options] { return run_doctor(*options); })
+                                           : run_doctor(*options);
+  };
   return command;
 }
 

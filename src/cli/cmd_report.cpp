@@ -20,7 +20,7 @@ namespace {
 
 struct ReportOptions {
   std::string run_path;
-  std::optional<std::string> format;  // text (default on stdout), md, html, json
+  std::optional<std::string> format;  // text (default on stdout), md, html, json, prometheus
   std::string output;                 // DIR (existing, or ending in '/') or FILE
   bool rediagnose = false;
 };
@@ -61,7 +61,8 @@ Command add_report_command(CLI::App& parent, const std::vector<std::string>& /*a
   command.app = parent.add_subcommand("report", "Render a saved run (RUN.json) as text, Markdown, HTML or JSON");
   command.app->add_option("run", options->run_path, "a Run document written by linkscope (run.json)")->required();
   command.app->add_option("--format", options->format,
-                          "text (default on stdout), md, html or json; with --output DIR and no --format: all");
+                          "text (default on stdout), md, html, json or prometheus (a node-exporter textfile); "
+                          "with --output DIR and no --format: all but prometheus");
   command.app->add_option("--output,-o", options->output,
                           "a FILE, or a DIR: report.html, report.md, run.json and the SVG charts")
       ->check(non_empty_path());

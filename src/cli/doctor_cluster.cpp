@@ -175,6 +175,7 @@ int run_doctor_cluster(const DoctorOptions& options) {
       if (host_runs[i]) host_files.push_back({host_file(hosts->hosts[i].name), model::run_text(*host_runs[i])});
     }
     const auto written = report::write_report_directory(options.output_dir, run, {}, host_files);
+    write_doctor_prometheus(options, run);
     print_stderr_line(fmt::format("linkscope doctor: diagnosed {} host(s); wrote {} files to {} (open {}/report.html)",
                                   roster.hosts.size(), written.size(), options.output_dir, options.output_dir));
     const std::string output =
@@ -185,9 +186,9 @@ int run_doctor_cluster(const DoctorOptions& options) {
       std::string message;
       for (const auto& line : unexamined) message += (message.empty() ? "" : "; ") + line;
       print_stderr_line("linkscope: error: not every host could be examined: " + message);
-      return to_int(ExitCode::kDevice);
+      if (options.exit_codes != "nagios") return to_int(ExitCode::kDevice);  // nagios: UNKNOWN, or a worse state
     }
-    return doctor_exit_code(run, options.fail_on);
+    return doctor_exit_code(run, options);
   };
   return cluster::run_cluster_command(options.argv, options.mpi_timeout_s, cluster::fill_rank_device, body);
 }

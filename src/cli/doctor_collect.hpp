@@ -18,6 +18,8 @@ struct DoctorOptions {
   std::string profile = "default";            // --quick / default / --full: how much the live run measures
   std::vector<std::string> env_assignments;   // --env NAME=VALUE (model NCCL as if set)
   std::string fail_on = "error";              // --fail-on none|warning|error (exit_code.hpp: 6 and 7)
+  std::string exit_codes = "linkscope";       // --exit-codes linkscope|nagios (NagiosStatus: 0 to 3)
+  std::string prometheus_path;                // --prometheus FILE.prom: the diagnosed run as a node-exporter textfile
   std::vector<std::string> argv;              // the whole command line, for the Run document
   // Under MPI (doctor_cluster.cpp)
   double mpi_timeout_s = 60;                  // --timeout: how long rank 0 waits for another rank at each step
@@ -42,8 +44,14 @@ model::Run collect_live_run(const DoctorOptions& options);
 model::Run collect_captured_run(const DoctorOptions& options);
 
 // The exit code of a diagnosed run: 7 when a finding is an error, 6 when --fail-on warning and a finding is a
-// warning, 130 when the run was interrupted; 0 otherwise, and always 0 with --fail-on none.
-int doctor_exit_code(const model::Run& run, const std::string& fail_on);
+// warning, 130 when the run was interrupted; 0 otherwise, and always 0 with --fail-on none. With --exit-codes
+// nagios: the run's Nagios state (diagnose::nagios_status), whatever --fail-on says.
+int doctor_exit_code(const model::Run& run, const DoctorOptions& options);
+
+// --prometheus FILE: the diagnosed run as a node-exporter textfile, written atomically (core/file_io), never over
+// one of `inputs`; nothing without the option.
+void write_doctor_prometheus(const DoctorOptions& options, const model::Run& run,
+                             const std::vector<std::string>& inputs = {});
 
 // `linkscope doctor` under mpirun/srun (doctor_cluster.cpp): every host's leader runs the live doctor on its own
 // host, then the cross-host tests run over all ranks, and rank 0 writes one report for the cluster.

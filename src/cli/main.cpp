@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "cli/command.hpp"
+#include "cli/error_exit.hpp"
 #include "core/error.hpp"
 #include "core/long_numbers.hpp"
 #include "core/terminal_text.hpp"
@@ -60,11 +61,7 @@ int run_cli(int argc, char** argv) {
 int main(int argc, char** argv) {
   try {
     return run_cli(argc, argv);
-  } catch (const linkscope::Error& e) {
-    linkscope::print_stderr_line("linkscope: error: " + linkscope::clip_long_numbers(e.what()));
-    return to_int(e.code());
   } catch (const std::exception& e) {
-    linkscope::print_stderr_line(std::string("linkscope: internal error: ") + e.what());
-    return to_int(ExitCode::kInternal);
+    return linkscope::cli::report_error(e);
   }
 }

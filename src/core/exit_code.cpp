@@ -1,5 +1,7 @@
 #include "core/exit_code.hpp"
 
+#include "core/nagios_status.hpp"
+
 namespace linkscope {
 
 std::string_view exit_code_name(ExitCode code) {
@@ -33,6 +35,16 @@ std::string_view exit_code_meaning(ExitCode code) {
       return "as an nccl-tests name: a flag combination nccl-tests refuses (its exit 255)";
   }
   return "unknown";
+}
+
+std::string_view nagios_status_name(NagiosStatus status) {
+  switch (status) {
+    case NagiosStatus::kOk: return "OK";
+    case NagiosStatus::kWarning: return "WARNING";
+    case NagiosStatus::kCritical: return "CRITICAL";
+    case NagiosStatus::kUnknown: break;
+  }
+  return "UNKNOWN";
 }
 
 }  // namespace linkscope

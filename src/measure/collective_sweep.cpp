@@ -1,6 +1,7 @@
 #include "measure/collective_sweep.hpp"
 
 #include "core/error.hpp"
+#include "plan/nccl_tests_timing.hpp"
 
 namespace linkscope::measure {
 
@@ -8,19 +9,15 @@ std::vector<model::CollectiveSeries> run_sweep(CollectiveBenchmark& bench, const
                                               const model::CollectiveSeries& prototype, const SizeCallback& on_size) {
   std::vector<model::CollectiveSeries> results;
   const bool host_loop = plan.options.clock == coll::TimingClock::kHostLoop;
-  const int cycles = std::max(1, plan.cycles);
-  // nccl-tests (host timer) warms a series up once and repeats it -N times before the next; linkscope's event
-  // statistics repeat the whole sweep.
-  std::vector<std::size_t> order;
-  for (int outer = 0; outer < (host_loop ? static_cast<int>(plan.series.size()) : cycles); ++outer) {
-    for (int inner = 0; inner < (host_loop ? cycles : static_cast<int>(plan.series.size())); ++inner) {
-      order.push_back(static_cast<std::size_t>(host_loop ? outer : inner));
-    }
-  }
+  const bool until_signal = plan.cycles == 0;  // -N 0: SIGINT or SIGTERM ends the process, as it ends nccl-tests
   {
-    for (std::size_t step = 0; step < order.size(); ++step) {
-      const SeriesKey& key = plan.series[order[step]];
-      const bool first_of_series = step == 0 || order[step - 1] != order[step];
+    std::optional<std::size_t> previous;
+    for (std::size_t step = 0;; ++step) {
+      const auto index = coll::sweep_series_at(step, plan.series.size(), plan.cycles, plan.options.clock);
+      if (!index) break;
+      const SeriesKey& key = plan.series[*index];
+      const bool first_of_series = previous != index;
+      previous = index;
       if (host_loop && first_of_series && !plan.sizes.empty() &&
           !bench.warm_up_series(key, plan.sizes.front(), plan.sizes.back(), plan.options)) {
         return results;  // the GPUs hung during the warm-up: the communicators are aborted
@@ -56,6 +53,8 @@ std::vector<model::CollectiveSeries> run_sweep(CollectiveBenchmark& bench, const
         if (on_size) on_size(series, points);
         if (bench.aborted() || stopped) break;
       }
+      // Without end, only the latest pass is kept: each pass was printed as it ran, and memory must not grow.
+      if (until_signal) results.clear();
       results.push_back(std::move(series));
       if (bench.aborted() || stopped) return results;
     }

@@ -182,8 +182,13 @@ CollPlan make_coll_plan(const CollOptions& o) {
   require_range(o.warmup_iters, 0, 1000000, "-w", "the warm-up count");
   if (o.iters) require_range(*o.iters, 1, 100000000, "-n", "the iteration count");
   require_range(o.agg_iters, 1, 64, "-m", "the aggregation count");
-  if (o.cycles == 0) throw UsageError("-N 0 (repeat forever) is not supported; give a number of cycles");
-  require_range(o.cycles, 1, 1000000, "-N", "the cycle count");
+  // -N 0 repeats until a signal ends the process, as nccl-tests does: its results are the lines it printed. The
+  // Run document of `linkscope coll` is written at the end, which never comes.
+  if (o.cycles == 0 && !o.personality) {
+    throw UsageError("-N 0 (repeat until a signal) is for the nccl-tests names (all_reduce_perf ...); linkscope coll "
+                     "writes its results at the end: give a number of cycles");
+  }
+  require_range(o.cycles, o.personality ? 0 : 1, 1000000, "-N", "the cycle count");
   require_range(o.graph_launches, 0, 1000000, "-G", "the graph launch count");
   if (o.check < 0) throw UsageError(fmt::format("invalid -c {}: the check count must be >= 0", o.check));
   plan.verify = o.check > 0;

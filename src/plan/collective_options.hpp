@@ -86,7 +86,7 @@ struct CollPlan {
   int warmup_iters = 1;               // untimed operations before each point
   int agg_iters = 1;                  // operations per iteration, in one NCCL group
   int graph_launches = 0;             // > 0: iterations captured into CUDA graphs
-  int cycles = 1;                     // repeats of the whole sweep
+  int cycles = 1;                     // repeats of the whole sweep; 0: until a signal (personalities)
   double timeout_s = 0;               // NCCL initialisation and progress watchdog; 0 = none
   bool all_types = false;             // -d all: a type the GPUs cannot run is dropped, not refused
   // How `time` is taken: linkscope's gated events (coll) or nccl-tests' host timer (the personalities).

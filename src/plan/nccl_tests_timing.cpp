@@ -87,4 +87,11 @@ std::vector<double> slowest_per_iteration(const std::vector<std::vector<double>>
   return out;
 }
 
+std::optional<std::size_t> sweep_series_at(std::size_t step, std::size_t series_count, int cycles, TimingClock clock) {
+  if (series_count == 0) return std::nullopt;
+  if (cycles > 0 && step >= series_count * static_cast<std::size_t>(cycles)) return std::nullopt;
+  if (clock == TimingClock::kEvents) return step % series_count;
+  return cycles > 0 ? step / static_cast<std::size_t>(cycles) : 0;
+}
+
 }  // namespace linkscope::coll

@@ -1,5 +1,7 @@
 #pragma once
+#include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "plan/collective_spec.hpp"
@@ -37,6 +39,12 @@ double cpu_seconds_per_operation(const HostLoopReading& reading);
 int per_iteration_event_count(int iters, BlockingMode blocking);
 int iteration_start_event(int iteration, BlockingMode blocking);
 int iteration_stop_event(int iteration, BlockingMode blocking);
+
+// -N: which series the sweep's `step`-th pass runs (0-based), or nothing once the sweep is done. The host timer
+// (nccl-tests) repeats each series `cycles` times before the next; linkscope's event statistics repeat the whole
+// list. `cycles` 0 never ends (nccl-tests' -N 0: until a signal ends the process): the host timer then repeats the
+// first series, the events the whole list.
+std::optional<std::size_t> sweep_series_at(std::size_t step, std::size_t series_count, int cycles, TimingClock clock);
 
 // One value from every rank's (or process's) value, as -a chooses: rank 0's, the mean, the minimum or the maximum.
 double reduce_rank_values(const std::vector<double>& values, RankTimeReduction reduction);

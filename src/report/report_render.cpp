@@ -13,6 +13,7 @@
 #include "report/markdown_report.hpp"
 #include "report/p2p_text.hpp"
 #include "report/pattern_text.hpp"
+#include "report/prometheus_report.hpp"
 #include "report/report_data.hpp"
 #include "report/report_svgs.hpp"
 #include "report/summary_text.hpp"
@@ -25,7 +26,8 @@ ReportFormat parse_report_format(std::string_view text) {
   if (text == "md" || text == "markdown") return ReportFormat::kMarkdown;
   if (text == "html") return ReportFormat::kHtml;
   if (text == "json") return ReportFormat::kJson;
-  throw UsageError(fmt::format("--format {}: expected text, md, html or json", text));
+  if (text == "prometheus") return ReportFormat::kPrometheus;
+  throw UsageError(fmt::format("--format {}: expected text, md, html, json or prometheus", text));
 }
 
 std::string report_file_name(ReportFormat format) {
@@ -33,6 +35,7 @@ std::string report_file_name(ReportFormat format) {
     case ReportFormat::kText: return "report.txt";
     case ReportFormat::kMarkdown: return "report.md";
     case ReportFormat::kHtml: return "report.html";
+    case ReportFormat::kPrometheus: return "linkscope.prom";
     case ReportFormat::kJson: break;
   }
   return "run.json";
@@ -56,6 +59,7 @@ std::string render_report(const model::Run& run, ReportFormat format) {
     case ReportFormat::kText: return visible_controls(render_run_text(run));  // a file may be cat on a terminal
     case ReportFormat::kMarkdown: return render_markdown(run);
     case ReportFormat::kHtml: return render_html(run);
+    case ReportFormat::kPrometheus: return render_prometheus(run);
     case ReportFormat::kJson: break;
   }
   return render_json(run);

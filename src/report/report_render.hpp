@@ -8,18 +8,19 @@
 // One entry point for every output format, and the report directory `doctor` and `report` write.
 namespace linkscope::report {
 
-enum class ReportFormat { kText, kMarkdown, kHtml, kJson };
+enum class ReportFormat { kText, kMarkdown, kHtml, kJson, kPrometheus };
 
-// "text", "md" (or "markdown"), "html", "json"; throws UsageError naming the value otherwise.
+// "text", "md" (or "markdown"), "html", "json", "prometheus"; throws UsageError naming the value otherwise.
 ReportFormat parse_report_format(std::string_view text);
-// "report.txt", "report.md", "report.html", "run.json".
+// "report.txt", "report.md", "report.html", "run.json", "linkscope.prom".
 std::string report_file_name(ReportFormat format);
 
 // What the run's own command printed on the terminal, from the saved run: p2p, patterns, coll, ladder, topo and
 // cluster their tables (the live commands print with the same functions), every other run the short summary.
 std::string render_run_text(const model::Run& run);
 
-// kText: render_run_text; kMarkdown: report.md; kHtml: report.html; kJson: the run document.
+// kText: render_run_text; kMarkdown: report.md; kHtml: report.html; kJson: the run document; kPrometheus: a
+// node-exporter textfile (report/prometheus_report).
 std::string render_report(const model::Run& run, ReportFormat format);
 
 // A file the report directory holds beside the report's own (a cluster's host runs, host-NAME.json).

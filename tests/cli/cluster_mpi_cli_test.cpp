@@ -187,7 +187,9 @@ TEST(ClusterMpiCli, ClusterNeedsTwoHostsAndSaysWhyNothingWasMeasured) {
   EXPECT_NE(one_host.err.find("LINKSCOPE_HOST_PER_RANK=1"), std::string::npos) << one_host.err;
 
   // Two hosts without a GPU visible to CUDA: the facts are gathered, the plan says why no pair ran.
-  const std::vector<std::string> args = {"cluster", "--format", "json", "-q"};
+  test::TempDir dir;
+  const std::string prom = dir.path() + "/cluster.prom";
+  const std::vector<std::string> args = {"cluster", "--format", "json", "-q", "--prometheus", prom};
   const auto result = run_job(launcher, {{fake_host("node-a"), args}, {fake_host("node-b"), args}});
   EXPECT_EQ(result.exit_code, 3) << result.err;
   EXPECT_NE(result.err.find("linkscope: error: no pair of hosts could be measured: node-a is left out of the pairs: no "
@@ -202,6 +204,9 @@ TEST(ClusterMpiCli, ClusterNeedsTwoHostsAndSaysWhyNothingWasMeasured) {
   EXPECT_TRUE(cross["pairs"].empty());
   EXPECT_EQ(cross["matrix"]["status"][0][1], "not measured");
   EXPECT_EQ(cross["all_reduce"]["status"], "not run");
+  // Rank 0 also wrote the run as a Prometheus textfile (docs/reports.md "Prometheus export").
+  EXPECT_NE(test::read_text(prom).find("linkscope_run_info{host=\"node-a\",subcommand=\"cluster\","), std::string::npos)
+      << test::read_text(prom);
 }
 
 TEST(ClusterMpiCli, DoctorWritesOneReportForTheCluster) {
@@ -209,7 +214,8 @@ TEST(ClusterMpiCli, DoctorWritesOneReportForTheCluster) {
   // No GPU is visible to CUDA here: each host is examined as far as its facts go, the report still covers both.
   test::TempDir dir;
   const std::string out = dir.path() + "/report";
-  const std::vector<std::string> args = {"doctor", "--quick", "-o", out, "--timeout", "20"};
+  const std::string prom = dir.path() + "/doctor.prom";
+  const std::vector<std::string> args = {"doctor", "--quick", "-o", out, "--timeout", "20", "--prometheus", prom};
   const auto result = run_job(launcher, {{fake_host("node-a"), args},
                                        {fake_host("node-b", {"FAKE_NVML_DRIVER_VERSION=575.57.08"}), args}});
   // Each host reports why nothing was measured (a finding, not an abort): the cluster's run is a report, exit 7.
@@ -229,6 +235,14 @@ TEST(ClusterMpiCli, DoctorWritesOneReportForTheCluster) {
       if (finding["id"] == "gpu-count-mismatch" && finding["severity"] == "error")
         hosts_without_gpu.insert(host["name"].get<std::string>());
   EXPECT_EQ(hosts_without_gpu, (std::set<std::string>{"node-a", "node-b"})) << run["system"]["hosts"].dump(2);
+  // The textfile has each host's own findings under its name.
+  const std::string text = test::read_text(prom);
+  for (const char* host : {"node-a", "node-b"}) {
+    EXPECT_NE(text.find(std::string("linkscope_finding{host=\"") + host +
+                        "\",rule=\"gpu-count-mismatch\",severity=\"error\"} 1\n"),
+              std::string::npos)
+        << host << "\n" << text;
+  }
   const std::string html = test::read_text(out + "/report.html");
   EXPECT_NE(html.find("<section id=\"hosts\">"), std::string::npos);
   EXPECT_NE(html.find("<section id=\"cross-host\">"), std::string::npos);

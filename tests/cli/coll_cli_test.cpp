@@ -2,11 +2,16 @@
 // bad input, missing NCCL, missing GPU, MPI bootstrap (dry run), exit codes and one-line errors.
 #include <gtest/gtest.h>
 
+#include <signal.h>
+
+#include <chrono>
 #include <filesystem>
 #include <string>
+#include <thread>
 
 #include <nlohmann/json.hpp>
 
+#include "support/background_command.hpp"
 #include "support/run_command.hpp"
 #include "support/temp_dir.hpp"
 
@@ -138,6 +143,40 @@ TEST(CollCli, NcclTestsBinaryNamesBehaveAsNcclTests) {
   r = run_command(kBinDir + "/gather_perf", {"-h"});
   EXPECT_EQ(r.exit_code, 0);
   EXPECT_NE(r.out.find("--minbytes"), std::string::npos);
+}
+
+int count(const std::string& text, const std::string& what) {
+  int n = 0;
+  for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
+// -N 0 under an nccl-tests name repeats until a signal ends the process, as nccl-tests does, each cycle's lines
+// printed (and flushed) as it runs; `linkscope coll`, which writes its Run at the end, still needs a number.
+TEST(CollCli, NcclTestsNamesRepeatUntilSigintWithNZero) {
+  auto r = run_command(kBinDir + "/all_reduce_perf", {"-N", "0", "--dry-run"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  r = run_command(kBinary, {"coll", "-N", "0", "--dry-run"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("-N 0 (repeat until a signal) is for the nccl-tests names"), std::string::npos) << r.err;
+  if (!gpu_present()) GTEST_SKIP() << "measuring needs a GPU and NCCL";
+  test::TempDir dir;
+  const std::string out = dir.path() + "/out";
+  // One size a cycle: every cycle prints its row of 8-byte all_reduce.
+  test::BackgroundCommand perf("/bin/sh",
+                               {"-c", "exec \"$0\" -b 8 -e 8 -N 0 > \"$1\"", kBinDir + "/all_reduce_perf", out}, {},
+                               dir.path() + "/err");
+  const std::string row = "           8             2     float     sum      -1";
+  const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(120);
+  while (count(test::read_text(out), row) < 3 && std::chrono::steady_clock::now() < until) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  ASSERT_GE(count(test::read_text(out), row), 3) << test::read_text(out) << perf.err();
+  perf.send(SIGINT);
+  EXPECT_EQ(perf.wait(60), -SIGINT) << perf.err();  // SIGINT ends it, as it ends nccl-tests
+  const std::string text = test::read_text(out);
+  EXPECT_GE(count(text, row), 3) << text;
+  EXPECT_EQ(text.find("# Avg bus bandwidth"), std::string::npos) << "no end, no summary: " << text;
 }
 
 TEST(CollCli, NcclTestsNamesTimeAsNcclTestsAndTakeItsFlags) {

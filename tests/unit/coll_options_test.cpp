@@ -150,6 +150,19 @@ std::string notes(const CollPlan& plan) {
   return all;
 }
 
+// -N 0 runs until a signal, as nccl-tests does, under its names; `linkscope coll` writes its Run at the end and
+// needs an end.
+TEST(CollOptions, PersonalitiesRepeatUntilASignalWithNZero) {
+  CollOptions forever = personality();
+  forever.cycles = 0;
+  EXPECT_EQ(make_coll_plan(forever).cycles, 0);
+  forever.cycles = -1;
+  EXPECT_NE(usage_error(forever).find("-N"), std::string::npos);
+  CollOptions coll;
+  coll.cycles = 0;
+  EXPECT_NE(usage_error(coll).find("-N 0 (repeat until a signal) is for the nccl-tests names"), std::string::npos);
+}
+
 TEST(CollOptions, PersonalitiesUseTheHostTimerUnlessLinkscopeStatsAreAsked) {
   EXPECT_EQ(make_coll_plan(personality()).clock, TimingClock::kHostLoop);
   CollOptions stats = personality();

@@ -10,6 +10,21 @@
 namespace linkscope::coll {
 namespace {
 
+// -N: the host timer repeats each series before the next (nccl-tests), the events the whole list; 0 never ends.
+TEST(NcclTestsTiming, SweepOrderOfTheCyclesAndNZeroWithoutEnd) {
+  std::vector<std::size_t> host, events;
+  for (std::size_t step = 0; step < 100; ++step) {
+    if (const auto i = sweep_series_at(step, 2, 3, TimingClock::kHostLoop)) host.push_back(*i);
+    if (const auto i = sweep_series_at(step, 2, 3, TimingClock::kEvents)) events.push_back(*i);
+  }
+  EXPECT_EQ(host, (std::vector<std::size_t>{0, 0, 0, 1, 1, 1}));
+  EXPECT_EQ(events, (std::vector<std::size_t>{0, 1, 0, 1, 0, 1}));
+  EXPECT_FALSE(sweep_series_at(0, 0, 3, TimingClock::kEvents));
+  const std::size_t far = std::size_t{1} << 40;  // no end, and no list of the steps to hold
+  EXPECT_EQ(sweep_series_at(far, 2, 0, TimingClock::kHostLoop), 0u);
+  EXPECT_EQ(sweep_series_at(far + 1, 2, 0, TimingClock::kEvents), 1u);
+}
+
 TEST(NcclTestsTiming, TimeIsTheLoopOverItsOperations) {
   HostLoopReading r;
   r.loop_seconds = 0.0012;
