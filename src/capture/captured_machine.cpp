@@ -42,6 +42,7 @@ model::Run captured_run(const LoadedCapture& loaded, const EnvOverrides& env_ove
   model::Run run = discover::topo_live_run(machine.live, check, machine.env, argv);
   const CaptureManifest& manifest = loaded.capture().manifest;
   run.system.capture = loaded.source();
+  if (!manifest.hostname.empty()) run.config.host = manifest.hostname;  // the machine described, not the reader
   if (!manifest.nccl_library.empty()) run.environment.nccl_library = manifest.nccl_library;
   if (!manifest.nccl_version.empty()) run.environment.nccl_version = manifest.nccl_version;
   if (!manifest.nccl_unavailable.empty()) run.environment.nccl_unavailable = manifest.nccl_unavailable;

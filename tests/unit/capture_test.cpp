@@ -9,6 +9,7 @@
 #include <fstream>
 
 #include "capture/capture_file.hpp"
+#include "capture/captured_machine.hpp"
 #include "capture/host_tree_copy.hpp"
 #include "capture/snapshot_json.hpp"
 #include "core/error.hpp"
@@ -213,6 +214,12 @@ TEST(CaptureFile, AWrittenCaptureIsReadBackWithTheSameFactsAndTree) {
   EXPECT_FALSE(loaded.capture().nccl.has_value());
   EXPECT_EQ(capture::nvml_snapshot_json(loaded.capture().nvml), capture::nvml_snapshot_json(capture.nvml));
   EXPECT_EQ(system_of(loaded.root()), system_of(snapshot.root()));
+  // The run describes the captured machine: its host name, the capture, its libnccl.
+  const model::Run run = capture::captured_run(loaded, {}, {});
+  EXPECT_EQ(run.config.host, "h200x2");
+  EXPECT_EQ(run.system.capture, file);
+  EXPECT_EQ(run.environment.nccl_version, "2.28.3");
+  EXPECT_EQ(run.system.gpus.size(), 2u);
 }
 
 TEST(CaptureFile, FilesThatAreNotCapturesAreOneLineInputErrors) {
