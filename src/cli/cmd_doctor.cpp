@@ -114,7 +114,14 @@ int run_doctor(const DoctorOptions& options) {
   if (!options.from_path.empty() && !options.env_assignments.empty()) {
     throw UsageError("doctor: --env applies to a live run or --xml, not to a saved run (--from)");
   }
+  const double soak_seconds = options.soak.empty() ? 0 : parse_duration(options.soak, "--soak");
+  if (soak_seconds > 0 && sources == 1) {
+    throw UsageError("doctor: --soak repeats a live run; --from, --xml and --capture measure nothing");
+  }
   const auto launch = runtime::detect_launch(Environment::from_process());
+  if (soak_seconds > 0 && launch.parallel()) {
+    throw UsageError("doctor: --soak runs on one host; under mpirun/srun run `linkscope doctor --soak` per host");
+  }
   if (!options.prometheus_path.empty() && !launch.parallel()) {
     check_output_path(options.prometheus_path, "--prometheus");  // before anything is measured
   }
@@ -146,6 +153,14 @@ int run_doctor(const DoctorOptions& options) {
     diagnose::diagnose_into(run, true);
     source = options.xml_path + " (topology only, nothing measured)";
     inputs.push_back(options.xml_path);
+  } else if (soak_seconds > 0) {
+    // The report directory (and the textfile) is rewritten after every cycle: a kill leaves the last whole cycle.
+    check_report_directory(options.output_dir);
+    run = run_soak(options, soak_seconds, [&options](const model::Run& cycle) {
+      report::write_report_directory(options.output_dir, cycle, {});
+      write_doctor_prometheus(options, cycle, {});
+    });
+    source = fmt::format("this machine over {} soak cycles", run.measurements.soak->cycles.size());
   } else {
     // The run so far is on disk after every step: a crash or a kill leaves the last complete state.
     check_report_directory(options.output_dir);
@@ -206,6 +221,10 @@ Command add_doctor_command(CLI::App& parent, const std::vector<std::string>& arg
                           "(no driver or GPU, run stopped early, linkscope failed)")
       ->check(CLI::IsMember({"linkscope", "nagios"}))
       ->capture_default_str();
+  command.app->add_option("--soak", options->soak,
+                          "repeat the live steps for DURATION (30m, 2h, 600) and report drift, steps and link flaps "
+                          "over the cycles; the report is rewritten after every cycle")
+      ->type_name("DURATION");
   command.app->add_option("--prometheus", options->prometheus_path,
                           "also write the run as a node-exporter textfile (FILE.prom), atomically")
       ->check(non_empty_path());

@@ -20,6 +20,7 @@ struct DoctorOptions {
   std::string fail_on = "error";              // --fail-on none|warning|error (exit_code.hpp: 6 and 7)
   std::string exit_codes = "linkscope";       // --exit-codes linkscope|nagios (NagiosStatus: 0 to 3)
   std::string prometheus_path;                // --prometheus FILE.prom: the diagnosed run as a node-exporter textfile
+  std::string soak;                           // --soak DURATION: repeat the profile's steps until it has passed
   std::vector<std::string> argv;              // the whole command line, for the Run document
   // Under MPI (doctor_cluster.cpp)
   double mpi_timeout_s = 60;                  // --timeout: how long rank 0 waits for another rank at each step
@@ -38,6 +39,11 @@ struct DoctorOptions {
 // why the rest was not measured; a step that fails is recorded and the others still run; SIGINT/SIGTERM stop the
 // measuring (config.stopped says where). Throws only UsageError for bad options.
 model::Run collect_live_run(const DoctorOptions& options);
+
+// `doctor --soak DURATION`: the live run repeated, cycle after cycle, until the duration has passed (a cycle that
+// would end after it is not started) or a signal; after every cycle `on_cycle` gets the diagnosed run (the last
+// cycle's measurements, every cycle's summary in measurements.soak) so the report on disk is always complete.
+model::Run run_soak(const DoctorOptions& options, double seconds, const std::function<void(const model::Run&)>& on_cycle);
 
 // `doctor --capture FILE`: the captured machine's facts through the same discovery, model and hypotheses as a live
 // run, nothing measured (the run says so). Throws InputError for a file that is not a readable capture.

@@ -32,6 +32,8 @@ const std::vector<Rule>& all_rules() {
       {"nvlink-errors-during-run", "NVLink CRC, replay or recovery counters that grew while linkscope measured",
        &rule_nvlink_errors_during_run},
       {"wrong-results", "copies or collectives that delivered wrong data", &rule_wrong_results},
+      {"link-flap", "a PCIe width or NVLink state that changed between the cycles of a soak (doctor --soak)",
+       &rule_link_flap},
       {"gpu-throttled", "clocks held down by thermal, power-brake or hardware slowdown", &rule_gpu_throttled},
       {"nccl-env-path-removed", "NCCL_* variables that remove or force paths, protocols or algorithms",
        &rule_nccl_env_path_removed},
@@ -43,6 +45,8 @@ const std::vector<Rule>& all_rules() {
        "were not measured; steady numbers stand", &rule_gpu_memory_held},
       {"noisy-measurement", "other work on a GPU during the steps (foreign processes by pid, load while no step ran), "
        "or a high coefficient of variation", &rule_noisy_measurement},
+      {"soak-metric-changed", "a bandwidth that drifted or stepped over the cycles of a soak (doctor --soak)",
+       &rule_soak_metric_changed},
       {"pair-asymmetric", "one direction of a GPU pair slower than the other at large sizes", &rule_pair_asymmetric},
       {"gpu-slow", "every pair of one GPU slower than the other pairs", &rule_gpu_slow},
       {"bandwidth-below-expected", "copies or busbw at large sizes below the expected share of the link rate",

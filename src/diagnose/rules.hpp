@@ -36,6 +36,8 @@ std::optional<Finding> rule_pcie_errors_during_run(const Context& context);
 std::optional<Finding> rule_nvlink_errors_during_run(const Context& context);
 std::optional<Finding> rule_wrong_results(const Context& context);
 std::optional<Finding> rule_gpu_throttled(const Context& context);
+std::optional<Finding> rule_link_flap(const Context& context);
+std::optional<Finding> rule_soak_metric_changed(const Context& context);
 std::optional<Finding> rule_nccl_env_path_removed(const Context& context);
 std::optional<Finding> rule_transport_mismatch(const Context& context);
 std::optional<Finding> rule_nccl_hint(const Context& context);

@@ -17,6 +17,7 @@ nlohmann::json to_json(const Measurements& m) {
   if (m.ladder) out["ladder"] = to_json(*m.ladder);
   if (m.cross_host) out["cross_host"] = to_json(*m.cross_host);
   if (m.telemetry) out["telemetry"] = to_json(*m.telemetry);
+  if (m.soak) out["soak"] = to_json(*m.soak);
   return with_extras(std::move(out), m.extra);
 }
 
@@ -39,6 +40,7 @@ Measurements measurements_from_json(const JsonReader& r) {
   if (r.has("ladder")) m.ladder = ladder_from_json(r.object("ladder"));
   if (r.has("cross_host")) m.cross_host = cross_host_from_json(r.object("cross_host"));
   if (r.has("telemetry")) m.telemetry = telemetry_from_json(r.object("telemetry"));
+  if (r.has("soak")) m.soak = soak_from_json(r.object("soak"));
   m.extra = r.extras();
   return m;
 }

@@ -10,6 +10,7 @@
 #include "model/ladder.hpp"
 #include "model/p2p.hpp"
 #include "model/patterns.hpp"
+#include "model/soak.hpp"
 #include "model/telemetry.hpp"
 
 // The Run's `measurements`: what each engine measured. A section that was not measured is absent (nullopt), which
@@ -23,6 +24,7 @@ struct Measurements {
   std::optional<Ladder> ladder;
   std::optional<CrossHost> cross_host;
   std::optional<Telemetry> telemetry;  // doctor: what the sampler watched during the steps
+  std::optional<Soak> soak;            // doctor --soak: every cycle's summary (the sections above: the last cycle)
   nlohmann::json extra;
 
   // Nothing was measured; telemetry alone (GPUs watched while no step ran) is not a measurement.

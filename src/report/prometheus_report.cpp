@@ -268,6 +268,8 @@ class Exporter {
 
 }  // namespace
 
-std::string render_prometheus(const model::Run& run) { return render_exposition(Exporter(run).families()); }
+std::vector<MetricFamily> prometheus_families(const model::Run& run) { return Exporter(run).families(); }
+
+std::string render_prometheus(const model::Run& run) { return render_exposition(prometheus_families(run)); }
 
 }  // namespace linkscope::report
