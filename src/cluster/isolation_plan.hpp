@@ -1,0 +1,122 @@
+#pragma once
+#include <functional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+// Finding the slow or hung hosts of a fleet by adaptive group testing (`cluster --isolate`). Pure code: it decides
+// which groups of hosts run a collective together and reads what came back; the executor measures.
+//
+// A *run* is one round: disjoint groups of hosts, each running its own collective, all at once. The first run is one
+// group of every host. A group that comes back slow or hung holds at least one bad host: it is split in halves,
+// the halves are measured in the next run (beside every other suspect group's halves: they share no host), and so
+// on. One host cannot run a cross-host collective alone, so a single suspect is measured with a partner that an
+// earlier run found good; a slow or hung pair then names it. A suspect is also named without being measured when
+// every other host of a slow group was found good.
+//
+// Bounds (tests/unit/cluster_isolation_plan_test.cpp): one bad host among N >= 3 takes at most ceil(log2 N) + 1
+// runs and 2 ceil(log2 N) + 1 collectives; k bad hosts take O(k log N) collectives and, while enough good partners
+// exist, the same ceil(log2 N) + 1 runs. Without any host known good (two hosts, or every host bad), suspects are
+// paired across their groups for at most kCrossRuns runs; what stays unexplained is "unresolved".
+namespace linkscope::cluster {
+
+enum class GroupOutcome { kOk, kSlow, kHung };
+std::string_view outcome_name(GroupOutcome outcome);  // "ok", "slow", "hung"
+
+// Why a group is in a run.
+enum class GroupRole {
+  kEveryHost,  // the first run
+  kHalf,       // half of a suspect group
+  kWithGood,   // one suspect beside a host found good
+  kAcross,     // two suspects of different groups, no host being known good
+};
+
+struct IsolationGroup {
+  std::vector<int> hosts;  // ascending host indices
+  GroupRole role = GroupRole::kEveryHost;
+  int partner = -1;        // kWithGood: the good host
+  GroupOutcome outcome = GroupOutcome::kOk;  // set by record()
+};
+
+struct IsolationRun {
+  std::vector<IsolationGroup> groups;
+};
+
+enum class HostVerdict { kGood, kSlow, kHung, kUnresolved };
+std::string_view verdict_name(HostVerdict verdict);  // "good", "slow", "hung", "unresolved"
+
+// One group a host was in.
+struct HostMembership {
+  int run = 0;    // index into IsolationReport::runs
+  int group = 0;  // index into that run's groups
+};
+
+struct HostIsolation {
+  HostVerdict verdict = HostVerdict::kUnresolved;
+  // For a slow or hung host: the group that names it. Measured beside a good host (role kWithGood), or a group whose
+  // other hosts were all found good elsewhere. -1 for good and unresolved hosts.
+  HostMembership named_by{-1, -1};
+  bool inferred = false;  // named_by had other suspects too, all of which were later found good
+  std::vector<HostMembership> memberships;  // every group it was in, in run order
+};
+
+struct IsolationReport {
+  int hosts = 0;
+  std::vector<IsolationRun> runs;
+  std::vector<HostIsolation> per_host;
+  std::vector<std::string> notes;  // results that contradict each other (noise), why nothing was run
+
+  int collectives() const;  // groups over all runs
+  std::vector<int> hosts_with(HostVerdict verdict) const;
+};
+
+// "slow: alone with node-3 (good) in run 4: slow; runs 1 (slow), 2 (slow), 3 (slow), 4 (slow)". `names` are the
+// hosts' names by index.
+std::string host_reason(const IsolationReport& report, int host, const std::vector<std::string>& names);
+
+// At most this many runs pair suspects of different groups when no host is known good.
+inline constexpr int kCrossRuns = 2;
+
+// The group testing, one run at a time: next_run() says what to measure, record() takes the outcomes in the same
+// order as its groups, until next_run() is empty.
+class IsolationPlanner {
+ public:
+  explicit IsolationPlanner(int hosts);
+
+  std::vector<IsolationGroup> next_run();
+  void record(const std::vector<GroupOutcome>& outcomes);
+  const IsolationReport& report() const { return report_; }
+
+ private:
+  enum class State { kUnknown, kGood, kBad };
+  struct Split {          // a suspect group being measured by halves in the pending run
+    std::vector<int> halves[2];
+    int group[2] = {-1, -1};  // the pending run's group measuring each half, or -1
+  };
+
+  void add_group(std::vector<int> hosts, GroupRole role, int partner = -1);
+  int take_partner();
+  void plan_across();
+  void apply_split(const Split& split);
+  void mark_good(const std::vector<int>& hosts);
+  void name_bad(int host, HostMembership by, bool inferred);
+  void propagate();
+  void finish();  // no run left: says why hosts stay unresolved
+
+  IsolationReport report_;
+  std::vector<State> state_;
+  std::vector<std::vector<int>> suspects_;  // disjoint groups of unknown hosts, each holding a bad host
+  std::vector<int> pending_;                // unknown hosts to measure beside a good one
+  std::vector<IsolationGroup> planned_;     // the run handed out and not yet recorded
+  std::vector<Split> splits_;
+  std::vector<int> partners_;               // good hosts free in the run being planned
+  std::vector<std::vector<int>> across_tried_;
+  int across_runs_ = 0;
+  bool finished_ = false;
+};
+
+// Runs the planner against `measure` (one call per run) to the end.
+using GroupMeasure = std::function<std::vector<GroupOutcome>(const std::vector<IsolationGroup>& run)>;
+IsolationReport isolate_hosts(int hosts, const GroupMeasure& measure);
+
+}  // namespace linkscope::cluster
