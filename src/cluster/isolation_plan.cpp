@@ -24,68 +24,6 @@ bool contains(const std::vector<int>& hosts, int host) {
 
 }  // namespace
 
-std::string_view outcome_name(GroupOutcome outcome) {
-  switch (outcome) {
-    case GroupOutcome::kOk: return "ok";
-    case GroupOutcome::kSlow: return "slow";
-    case GroupOutcome::kHung: return "hung";
-  }
-  return "?";
-}
-
-std::string_view verdict_name(HostVerdict verdict) {
-  switch (verdict) {
-    case HostVerdict::kGood: return "good";
-    case HostVerdict::kSlow: return "slow";
-    case HostVerdict::kHung: return "hung";
-    case HostVerdict::kUnresolved: return "unresolved";
-  }
-  return "?";
-}
-
-int IsolationReport::collectives() const {
-  int count = 0;
-  for (const auto& run : runs) count += static_cast<int>(run.groups.size());
-  return count;
-}
-
-std::vector<int> IsolationReport::hosts_with(HostVerdict verdict) const {
-  std::vector<int> found;
-  for (std::size_t h = 0; h < per_host.size(); ++h) {
-    if (per_host[h].verdict == verdict) found.push_back(static_cast<int>(h));
-  }
-  return found;
-}
-
-std::string host_reason(const IsolationReport& report, int host, const std::vector<std::string>& names) {
-  const HostIsolation& mine = report.per_host.at(static_cast<std::size_t>(host));
-  std::string why;
-  if (mine.named_by.run >= 0) {
-    const IsolationGroup& group = report.runs.at(static_cast<std::size_t>(mine.named_by.run))
-                                      .groups.at(static_cast<std::size_t>(mine.named_by.group));
-    if (group.role == GroupRole::kWithGood) {
-      why = fmt::format("beside {} (found good) in run {}: {}", names.at(static_cast<std::size_t>(group.partner)),
-                        mine.named_by.run + 1, outcome_name(group.outcome));
-    } else {
-      std::vector<std::string> others;
-      for (int other : group.hosts) {
-        if (other != host) others.push_back(names.at(static_cast<std::size_t>(other)));
-      }
-      why = fmt::format("its group of run {} was {} and the others in it ({}) were found good",
-                        mine.named_by.run + 1, outcome_name(group.outcome), fmt::join(others, ", "));
-    }
-  } else if (mine.verdict == HostVerdict::kUnresolved) {
-    why = "every group it was in was slow or hung and no run told it apart from the others there";
-  }
-  std::vector<std::string> runs;
-  for (const auto& m : mine.memberships) {
-    const auto& group = report.runs[static_cast<std::size_t>(m.run)].groups[static_cast<std::size_t>(m.group)];
-    runs.push_back(fmt::format("{} ({}, {} hosts)", m.run + 1, outcome_name(group.outcome), group.hosts.size()));
-  }
-  return fmt::format("{}{}{}runs {}", verdict_name(mine.verdict), why.empty() ? "" : ": ", why.empty() ? "; " : why + "; ",
-                     fmt::join(runs, ", "));
-}
-
 IsolationPlanner::IsolationPlanner(int hosts) : state_(static_cast<std::size_t>(std::max(hosts, 0)), State::kUnknown) {
   report_.hosts = hosts;
   report_.per_host.resize(state_.size());
@@ -286,8 +224,14 @@ void IsolationPlanner::propagate() {
 }
 
 void IsolationPlanner::record(const std::vector<GroupOutcome>& outcomes) {
-  if (outcomes.size() != planned_.size()) {
-    throw Error(ExitCode::kInternal, fmt::format("isolation: {} outcomes for a run of {} groups", outcomes.size(),
+  std::vector<IsolationGroup> measured(outcomes.size());
+  for (std::size_t g = 0; g < outcomes.size(); ++g) measured[g].outcome = outcomes[g];
+  record(measured);
+}
+
+void IsolationPlanner::record(const std::vector<IsolationGroup>& measured) {
+  if (measured.size() != planned_.size()) {
+    throw Error(ExitCode::kInternal, fmt::format("isolation: {} outcomes for a run of {} groups", measured.size(),
                                                  planned_.size()));
   }
   const int run_index = static_cast<int>(report_.runs.size());
@@ -295,7 +239,9 @@ void IsolationPlanner::record(const std::vector<GroupOutcome>& outcomes) {
   run.groups = std::move(planned_);
   planned_.clear();
   for (std::size_t g = 0; g < run.groups.size(); ++g) {
-    run.groups[g].outcome = outcomes[g];
+    run.groups[g].outcome = measured[g].outcome;
+    run.groups[g].busbw_gbps = measured[g].busbw_gbps;
+    run.groups[g].reason = measured[g].reason;
     for (int host : run.groups[g].hosts) {
       report_.per_host[static_cast<std::size_t>(host)].memberships.push_back({run_index, static_cast<int>(g)});
     }

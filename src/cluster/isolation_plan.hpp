@@ -1,8 +1,8 @@
 #pragma once
 #include <functional>
-#include <string>
-#include <string_view>
 #include <vector>
+
+#include "model/isolation.hpp"
 
 // Finding the slow or hung hosts of a fleet by adaptive group testing (`cluster --isolate`). Pure code: it decides
 // which groups of hosts run a collective together and reads what came back; the executor measures.
@@ -20,59 +20,14 @@
 // paired across their groups for at most kCrossRuns runs; what stays unexplained is "unresolved".
 namespace linkscope::cluster {
 
-enum class GroupOutcome { kOk, kSlow, kHung };
-std::string_view outcome_name(GroupOutcome outcome);  // "ok", "slow", "hung"
-
-// Why a group is in a run.
-enum class GroupRole {
-  kEveryHost,  // the first run
-  kHalf,       // half of a suspect group
-  kWithGood,   // one suspect beside a host found good
-  kAcross,     // two suspects of different groups, no host being known good
-};
-
-struct IsolationGroup {
-  std::vector<int> hosts;  // ascending host indices
-  GroupRole role = GroupRole::kEveryHost;
-  int partner = -1;        // kWithGood: the good host
-  GroupOutcome outcome = GroupOutcome::kOk;  // set by record()
-};
-
-struct IsolationRun {
-  std::vector<IsolationGroup> groups;
-};
-
-enum class HostVerdict { kGood, kSlow, kHung, kUnresolved };
-std::string_view verdict_name(HostVerdict verdict);  // "good", "slow", "hung", "unresolved"
-
-// One group a host was in.
-struct HostMembership {
-  int run = 0;    // index into IsolationReport::runs
-  int group = 0;  // index into that run's groups
-};
-
-struct HostIsolation {
-  HostVerdict verdict = HostVerdict::kUnresolved;
-  // For a slow or hung host: the group that names it. Measured beside a good host (role kWithGood), or a group whose
-  // other hosts were all found good elsewhere. -1 for good and unresolved hosts.
-  HostMembership named_by{-1, -1};
-  bool inferred = false;  // named_by had other suspects too, all of which were later found good
-  std::vector<HostMembership> memberships;  // every group it was in, in run order
-};
-
-struct IsolationReport {
-  int hosts = 0;
-  std::vector<IsolationRun> runs;
-  std::vector<HostIsolation> per_host;
-  std::vector<std::string> notes;  // results that contradict each other (noise), why nothing was run
-
-  int collectives() const;  // groups over all runs
-  std::vector<int> hosts_with(HostVerdict verdict) const;
-};
-
-// "slow: alone with node-3 (good) in run 4: slow; runs 1 (slow), 2 (slow), 3 (slow), 4 (slow)". `names` are the
-// hosts' names by index.
-std::string host_reason(const IsolationReport& report, int host, const std::vector<std::string>& names);
+using model::GroupOutcome;
+using model::GroupRole;
+using model::HostIsolation;
+using model::HostMembership;
+using model::HostVerdict;
+using model::IsolationGroup;
+using model::IsolationReport;
+using model::IsolationRun;
 
 // At most this many runs pair suspects of different groups when no host is known good.
 inline constexpr int kCrossRuns = 2;
@@ -85,6 +40,8 @@ class IsolationPlanner {
 
   std::vector<IsolationGroup> next_run();
   void record(const std::vector<GroupOutcome>& outcomes);
+  // The same with what the executor measured: each group's outcome, busbw and reason (the rest of each is ignored).
+  void record(const std::vector<IsolationGroup>& measured);
   const IsolationReport& report() const { return report_; }
 
  private:

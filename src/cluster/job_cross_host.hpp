@@ -4,9 +4,11 @@
 #include <string>
 #include <vector>
 
+#include "cluster/cross_host_assembly.hpp"
 #include "cluster/host_comparison.hpp"
 #include "cluster/job_session.hpp"
 #include "model/cross_host.hpp"
+#include "plan/collective_spec.hpp"
 #include "runtime/nccl_debug_capture.hpp"
 
 // The cross-host tests of `linkscope cluster` (and `doctor` under MPI), run by every rank of the job: NCCL
@@ -32,8 +34,15 @@ struct CrossHostOptions {
 std::optional<model::CrossHost> measure_cross_host(ClusterSession& session, const HostsComparison* hosts,
                                                    const CrossHostOptions& options, runtime::NcclDebugCapture& capture);
 
+// One collective over `members` (world ranks, ascending; this rank among them, each driving `device`), all of them
+// calling it: the lowest member makes the id and sends it to the others. This rank's side, the series kept at the
+// lowest member. Used by `--isolate` for its groups (cluster/job_isolation.hpp).
+MeasuredSide measure_group(ClusterSession& session, runtime::NcclDebugCapture& capture, const CrossHostOptions& options,
+                           coll::CollectiveOp op, const std::vector<int>& members, int device, const std::string& what);
+
 // The GPU a rank drives under MPI (the greeting's cuda_device): one per rank, chosen by its node-local rank (or
-// NCCL_TESTS_DEVICE) as `linkscope coll` does; the reason when there is none.
+// NCCL_TESTS_DEVICE) as `linkscope coll` does, or the test seam's simulated GPU (cluster/collective_runner.hpp); the reason
+// when there is none.
 void fill_rank_device(RankHello& hello);
 
 }  // namespace linkscope::cluster

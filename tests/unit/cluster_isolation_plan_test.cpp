@@ -5,6 +5,7 @@
 #include <set>
 
 #include "cluster/isolation_plan.hpp"
+#include "report/isolation_text.hpp"
 
 namespace linkscope::cluster {
 namespace {
@@ -163,11 +164,11 @@ TEST(ClusterIsolationPlan, ReasonNamesThePartnerAndEveryRun) {
   const auto report = isolate(fabric);
   const std::vector<std::string> names{"a", "b", "c", "d"};
   // Run 1: a-d slow; run 2: a,b ok and c,d slow; run 3: c beside a good host.
-  const std::string reason = host_reason(report, 2, names);
+  const std::string reason = report::host_reason(report, 2, names);
   EXPECT_EQ(reason.rfind("slow: beside ", 0), 0u) << reason;
   EXPECT_NE(reason.find("(found good) in run 3: slow"), std::string::npos) << reason;
   EXPECT_NE(reason.find("runs 1 (slow, 4 hosts), 2 (slow, 2 hosts), 3 (slow, 2 hosts)"), std::string::npos) << reason;
-  const std::string good = host_reason(report, 0, names);
+  const std::string good = report::host_reason(report, 0, names);
   EXPECT_EQ(good.rfind("good; runs 1 (slow, 4 hosts), 2 (ok, 2 hosts)", 0), 0u) << good;
 }
 
@@ -185,7 +186,7 @@ TEST(ClusterIsolationPlan, InconsistentOutcomesAreNoted) {
 TEST(ClusterIsolationPlan, RecordRefusesTheWrongNumberOfOutcomes) {
   IsolationPlanner planner(4);
   planner.next_run();
-  EXPECT_THROW(planner.record({}), std::exception);
+  EXPECT_THROW(planner.record(std::vector<GroupOutcome>{}), std::exception);
 }
 
 }  // namespace
