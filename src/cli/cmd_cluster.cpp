@@ -14,6 +14,7 @@
 #include "cluster/host_comparison.hpp"
 #include "cluster/host_identity.hpp"
 #include "cluster/job_cross_host.hpp"
+#include "cluster/job_isolation.hpp"
 #include "cluster/job_session.hpp"
 #include "core/environment.hpp"
 #include "core/error.hpp"
@@ -40,6 +41,8 @@ struct ClusterOptions {
   double max_time_s = 0.2;
   std::string schedule = "rounds";
   bool no_all_reduce = false;
+  bool isolate = false;
+  double expect_gbps = 0;
   double timeout_s = 60;
   std::string format = "text";
   std::string output_file;
@@ -63,6 +66,11 @@ std::optional<cluster::HostsComparison> gather_host_facts(cluster::ClusterSessio
 int run_cluster(const ClusterOptions& options) {
   checked_seconds(options.max_time_s, "--max-time", ZeroSeconds::kRefused);
   checked_seconds(options.timeout_s, "--timeout", ZeroSeconds::kRefused);
+  if (options.isolate && !(options.expect_gbps > 0)) {
+    throw UsageError("--isolate needs --expect-gbps: the all_reduce busbw (GB/s) that good hosts reach at the largest "
+                     "size, against which each group is judged");
+  }
+  if (!options.isolate && options.expect_gbps != 0) throw UsageError("--expect-gbps is for --isolate");
   const Environment env = Environment::from_process();
   const auto launch = runtime::detect_launch(env);
   if (!launch.parallel()) {
@@ -96,7 +104,11 @@ int run_cluster(const ClusterOptions& options) {
     }
     std::optional<TopoLiveResult> mine;
     const auto hosts = gather_host_facts(session, mine);
-    const auto cross = cluster::measure_cross_host(session, hosts ? &*hosts : nullptr, cross_options, capture);
+    const auto cross =
+        options.isolate
+            ? cluster::isolate_slow_hosts(session, hosts ? &*hosts : nullptr, cross_options,
+                                          {options.expect_gbps, cluster::kIsolationShortfall}, capture)
+            : cluster::measure_cross_host(session, hosts ? &*hosts : nullptr, cross_options, capture);
     capture.remove_files();
     if (!session.is_root()) return 0;
 
@@ -107,6 +119,7 @@ int run_cluster(const ClusterOptions& options) {
     run.config.extra["cluster"] = {{"sizes_bytes", cross_options.sizes},     {"schedule", cross_options.schedule},
                                    {"max_time_s", cross_options.max_time_s}, {"target_ci", cross_options.target_ci},
                                    {"timeout_s", cross_options.timeout_s},   {"all_reduce", cross_options.all_reduce}};
+    if (options.isolate) run.config.extra["cluster"]["isolate_expect_gbps"] = options.expect_gbps;
     run.environment.launch = launch.launcher;
     run.topology = model::TopologyView{};  // rank 0's model is not the cluster's; `system.hosts` holds each host
     cluster::add_hosts_to_system(run.system, *hosts);
@@ -122,7 +135,7 @@ int run_cluster(const ClusterOptions& options) {
     }
     std::fflush(stdout);
     if (!options.output_file.empty()) model::write_run_file(options.output_file, run);
-    if (cross->pairs.empty()) {
+    if (cross->pairs.empty() && !cross->isolation) {
       std::string why;
       for (const auto& note : cross->notes) why += (why.empty() ? "" : "; ") + note;
       print_stderr_line("linkscope: error: no pair of hosts could be measured: " + why);
@@ -152,6 +165,12 @@ Command add_cluster_command(CLI::App& parent, const std::vector<std::string>& ar
       ->check(CLI::IsMember({"rounds", "serial"}))
       ->capture_default_str();
   app->add_flag("--no-all-reduce", options->no_all_reduce, "skip the all_reduce over every rank");
+  app->add_flag("--isolate", options->isolate,
+                "instead of the pairs: an all_reduce over every host and, when it is slow or hangs, adaptive group "
+                "testing (split, measure the halves at once, recurse) that names the slow and hung hosts");
+  app->add_option("--expect-gbps", options->expect_gbps,
+                  "with --isolate: the all_reduce busbw (GB/s) good hosts reach at the largest size; a group more "
+                  "than 10% below it is slow");
   app->add_option("-T,--timeout", options->timeout_s,
                   "seconds without progress (NCCL) or without an answer from another rank before the job ends")
       ->capture_default_str();
