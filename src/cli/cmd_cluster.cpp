@@ -21,6 +21,7 @@
 #include "core/seconds.hpp"
 #include "core/size.hpp"
 #include "core/sweep.hpp"
+#include "core/text.hpp"
 #include "core/terminal_text.hpp"
 #include "discover/live_system.hpp"
 #include "model/run.hpp"
@@ -135,6 +136,12 @@ int run_cluster(const ClusterOptions& options) {
     }
     std::fflush(stdout);
     if (!options.output_file.empty()) model::write_run_file(options.output_file, run);
+    if (cross->isolation && cross->isolation->runs.empty()) {
+      std::vector<std::string> why = cross->notes;
+      why.insert(why.end(), cross->isolation->notes.begin(), cross->isolation->notes.end());
+      print_stderr_line("linkscope: error: --isolate could not run a collective: " + join(why, "; "));
+      return to_int(ExitCode::kDevice);
+    }
     if (cross->pairs.empty() && !cross->isolation) {
       std::string why;
       for (const auto& note : cross->notes) why += (why.empty() ? "" : "; ") + note;

@@ -93,6 +93,25 @@ TEST(ClusterMpiCli, IsolateNamesAHungHostByTheTimeoutBesideASlowOne) {
   EXPECT_LT(seconds, 5.0 * isolation["run_count"].get<int>() + 120) << "took " << seconds << " s";
 }
 
+// The linkscope binary has no seam: LINKSCOPE_TEST_FABRIC changes nothing, its collectives are NCCL's, and without a
+// GPU no host can be measured (exit 3, the reasons named).
+TEST(ClusterMpiCli, IsolateInTheShippedBinaryIgnoresTheTestFabric) {
+  LINKSCOPE_REQUIRE_LAUNCHER(launcher);
+  test::TempDir dir;
+  const std::vector<std::string> env = {"LINKSCOPE_HOST_PER_RANK=1",
+                                        "LINKSCOPE_TEST_FABRIC=" + write_fabric(dir, "[]"),
+                                        std::string("LINKSCOPE_NVML_LIBRARY=") + LINKSCOPE_FAKE_NVML,
+                                        "CUDA_VISIBLE_DEVICES="};
+  const std::vector<std::string> args = {"cluster", "--isolate", "--expect-gbps", "40", "-q"};
+  const auto result = launcher.run({{env, LINKSCOPE_BINARY, args}, {env, LINKSCOPE_BINARY, args}},
+                                   {"LINKSCOPE_HOST_NAME", "LINKSCOPE_HOST_PER_RANK"});
+  EXPECT_EQ(result.exit_code, 3) << result.err;
+  EXPECT_NE(result.err.find("linkscope: error: --isolate could not run a collective: "), std::string::npos) << result.err;
+  EXPECT_NE(result.err.find("is left out of the isolation: no rank on this host drives a GPU"), std::string::npos)
+      << result.err;
+  EXPECT_NE(result.out.find("collectives through NCCL"), std::string::npos) << result.out;
+}
+
 TEST(ClusterIsolateCli, NeedsAnExpectation) {
   const auto result = test::run_command(LINKSCOPE_BINARY, {"cluster", "--isolate"});
   EXPECT_EQ(result.exit_code, 2) << result.err;
