@@ -1,6 +1,7 @@
 // `linkscope cluster`: the cross-host test under mpirun/srun. Every host's facts (grouped, differences named),
 // NCCL sendrecv between one GPU of every pair of hosts (a host x host matrix), an all_reduce over every rank,
 // and the slow host or NIC named.
+#include <cmath>
 #include <cstdio>
 #include <memory>
 #include <optional>
@@ -67,7 +68,7 @@ std::optional<cluster::HostsComparison> gather_host_facts(cluster::ClusterSessio
 int run_cluster(const ClusterOptions& options) {
   checked_seconds(options.max_time_s, "--max-time", ZeroSeconds::kRefused);
   checked_seconds(options.timeout_s, "--timeout", ZeroSeconds::kRefused);
-  if (options.isolate && !(options.expect_gbps > 0)) {
+  if (options.isolate && !(std::isfinite(options.expect_gbps) && options.expect_gbps > 0)) {
     throw UsageError("--isolate needs --expect-gbps: the all_reduce busbw (GB/s) that good hosts reach at the largest "
                      "size, against which each group is judged");
   }

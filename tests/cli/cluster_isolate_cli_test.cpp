@@ -116,6 +116,11 @@ TEST(ClusterIsolateCli, NeedsAnExpectation) {
   const auto result = test::run_command(LINKSCOPE_BINARY, {"cluster", "--isolate"});
   EXPECT_EQ(result.exit_code, 2) << result.err;
   EXPECT_NE(result.err.find("--isolate needs --expect-gbps"), std::string::npos) << result.err;
+  for (const std::string bad : {"0", "-5", "inf"}) {
+    const auto refused = test::run_command(LINKSCOPE_BINARY, {"cluster", "--isolate", "--expect-gbps", bad});
+    EXPECT_EQ(refused.exit_code, 2) << bad << ": " << refused.err;
+    EXPECT_NE(refused.err.find("--isolate needs --expect-gbps"), std::string::npos) << bad << ": " << refused.err;
+  }
   const auto stray = test::run_command(LINKSCOPE_BINARY, {"cluster", "--expect-gbps", "40"});
   EXPECT_EQ(stray.exit_code, 2) << stray.err;
 }
