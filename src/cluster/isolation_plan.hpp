@@ -14,10 +14,11 @@
 // earlier run found good; a slow or hung pair then names it. A suspect is also named without being measured when
 // every other host of a slow group was found good.
 //
-// Bounds (tests/unit/cluster_isolation_plan_test.cpp): one bad host among N >= 3 takes at most ceil(log2 N) + 1
-// runs and 2 ceil(log2 N) + 1 collectives; k bad hosts take O(k log N) collectives and, while enough good partners
-// exist, the same ceil(log2 N) + 1 runs. Without any host known good (two hosts, or every host bad), suspects are
-// paired across their groups for at most kCrossRuns runs; what stays unexplained is "unresolved".
+// Bounds (tests/unit/cluster_isolation_plan_test.cpp, docs/multi-node.md): one bad host among N >= 4 takes at most
+// ceil(log2 N) + 1 runs and 2 ceil(log2 N) + 1 collectives (among 3: 4 runs); k bad hosts take O(k log N)
+// collectives and at most ceil(log2 N) + 3 runs (k = 2, 3 tested). Without any host known good (two hosts, or every
+// host bad), suspects are paired across their groups for at most kCrossRuns runs; what stays unexplained is
+// "unresolved".
 namespace linkscope::cluster {
 
 using model::GroupOutcome;
