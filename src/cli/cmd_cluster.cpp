@@ -2,6 +2,7 @@
 // NCCL sendrecv between one GPU of every pair of hosts (a host x host matrix), an all_reduce over every rank,
 // and the slow host or NIC named.
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <memory>
 #include <optional>
@@ -42,6 +43,8 @@ struct ClusterOptions {
   double step_factor = 16;
   double max_time_s = 0.2;
   std::string schedule = "rounds";
+  int peers = 3;
+  std::uint64_t seed = 0;
   bool no_all_reduce = false;
   bool isolate = false;
   double expect_gbps = 0;
@@ -85,6 +88,8 @@ int run_cluster(const ClusterOptions& options) {
   cross_options.sizes = sweep_sizes({parse_size(options.min_bytes), parse_size(options.max_bytes), options.step_factor, 0});
   cross_options.max_time_s = options.max_time_s;
   cross_options.schedule = options.schedule;
+  cross_options.peers = options.peers;
+  cross_options.seed = options.seed;
   cross_options.all_reduce = !options.no_all_reduce;
   cross_options.timeout_s = options.timeout_s;
   cross_options.quiet = options.quiet;
@@ -122,6 +127,10 @@ int run_cluster(const ClusterOptions& options) {
                                    {"max_time_s", cross_options.max_time_s}, {"target_ci", cross_options.target_ci},
                                    {"timeout_s", cross_options.timeout_s},   {"all_reduce", cross_options.all_reduce}};
     if (options.isolate) run.config.extra["cluster"]["isolate_expect_gbps"] = options.expect_gbps;
+    if (options.schedule == "gpu-to-rack") {
+      run.config.extra["cluster"]["peers"] = options.peers;
+      run.config.extra["cluster"]["seed"] = options.seed;
+    }
     run.environment.launch = launch.launcher;
     run.topology = model::TopologyView{};  // rank 0's model is not the cluster's; `system.hosts` holds each host
     cluster::add_hosts_to_system(run.system, *hosts);
@@ -169,8 +178,14 @@ Command add_cluster_command(CLI::App& parent, const std::vector<std::string>& ar
   app->add_option("--max-time", options->max_time_s, "adaptive sampling: time budget per size in seconds")
       ->capture_default_str();
   app->add_option("--schedule", options->schedule,
-                  "rounds: disjoint host pairs at once (N-1 rounds); serial: one pair at a time")
-      ->check(CLI::IsMember({"rounds", "serial"}))
+                  "rounds: disjoint host pairs at once (N-1 rounds); serial: one pair at a time; gpu-to-rack: each "
+                  "host against --peers random others, in rounds of disjoint pairs (linear in the hosts)")
+      ->check(CLI::IsMember({"rounds", "serial", "gpu-to-rack"}))
+      ->capture_default_str();
+  app->add_option("--peers", options->peers, "gpu-to-rack: random peers per host")
+      ->check(CLI::Range(1, 1 << 20))
+      ->capture_default_str();
+  app->add_option("--seed", options->seed, "gpu-to-rack: the random draw (the same seed, the same pairs)")
       ->capture_default_str();
   app->add_flag("--no-all-reduce", options->no_all_reduce, "skip the all_reduce over every rank");
   app->add_flag("--isolate", options->isolate,

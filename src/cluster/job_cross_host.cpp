@@ -224,7 +224,8 @@ std::optional<model::CrossHost> measure_cross_host(ClusterSession& session, cons
   const Roster& roster = session.roster();
   std::string plan_text;
   if (session.is_root()) {
-    plan_text = cross_host_plan_to_json(make_cross_host_plan(roster, *hosts, options.schedule, options.all_reduce)).dump();
+    plan_text = cross_host_plan_to_json(make_cross_host_plan(roster, *hosts, options.schedule, options.all_reduce, options.peers,
+                                                    options.seed)).dump();
   }
   const CrossHostPlan plan =
       cross_host_plan_from_json(nlohmann::json::parse(session.broadcast(plan_text, "sending the cross-host plan")));

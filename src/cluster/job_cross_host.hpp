@@ -21,7 +21,9 @@ struct CrossHostOptions {
   std::vector<std::uint64_t> sizes;  // sendrecv and all_reduce sizes (bytes)
   double max_time_s = 0.2;           // adaptive sampling budget per size
   double target_ci = 0.02;
-  std::string schedule = "rounds";   // rounds | serial
+  std::string schedule = "rounds";   // rounds | serial | gpu-to-rack
+  int peers = 3;                     // gpu-to-rack: random peers per host
+  std::uint64_t seed = 0;            // gpu-to-rack: the draw
   bool all_reduce = true;
   double timeout_s = 60;             // NCCL progress watchdog and the wait for a peer rank
   bool quiet = false;                // no progress lines

@@ -35,7 +35,8 @@ class SimulatedFabricRunner final : public CollectiveRunner {
     series.op = plan.op;
     series.nranks = group.size();
     series.launch = request.launch;
-    series.nccl_call = "simulated";
+    series.nccl_call = "simulated";  // with extra.simulated_fabric, what marks these series as not measured
+    series.extra["simulated_fabric"] = file_;
     series.env = request.nccl_env;
     for (std::size_t i = 0; i < members.size(); ++i) {
       model::DeviceRecord device;
@@ -66,8 +67,7 @@ class SimulatedFabricRunner final : public CollectiveRunner {
       point.samples = 1;
       point.iterations = 1;
       point.time = model::TimeSummary{outcome.time_us, outcome.time_us, outcome.time_us, outcome.time_us, 0, 0};
-      point.stop_reason = "fixed-count";
-      point.clock = "simulated";
+      point.stop_reason = "fixed-count";  // the clock stays "events", the model's word for a timed point
       point.algbw_gbps = static_cast<double>(point.bytes) / (outcome.time_us * 1e3);
       point.busbw_gbps = *point.algbw_gbps * coll::bus_factor(plan.op, group.size());
       point.wrong = 0;

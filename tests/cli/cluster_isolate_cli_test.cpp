@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cmath>
 #include <fstream>
+#include <map>
 
 #include <nlohmann/json.hpp>
 
@@ -91,6 +92,41 @@ TEST(ClusterMpiCli, IsolateNamesAHungHostByTheTimeoutBesideASlowOne) {
   EXPECT_LE(isolation["run_count"].get<int>(), 5 + 2);
   // Each run with a hung group costs one timeout, never a hang.
   EXPECT_LT(seconds, 5.0 * isolation["run_count"].get<int>() + 120) << "took " << seconds << " s";
+}
+
+// --schedule gpu-to-rack: every host against 3 random peers, a few rounds instead of N-1, and the slow host still named
+// by the median of its pairs.
+TEST(ClusterMpiCli, GpuToRackNamesTheSlowHostInLinearRounds) {
+  LINKSCOPE_REQUIRE_LAUNCHER(launcher);
+  test::TempDir dir;
+  const std::string output = dir.path() + "/run.json";
+  const std::vector<std::string> env = {"LINKSCOPE_HOST_PER_RANK=1",
+                                        "LINKSCOPE_TEST_FABRIC=" + write_fabric(dir, R"([{"rank": 6, "slow": true}])"),
+                                        std::string("LINKSCOPE_NVML_LIBRARY=") + LINKSCOPE_FAKE_NVML,
+                                        "CUDA_VISIBLE_DEVICES="};
+  const std::vector<std::string> args = {"cluster", "--schedule", "gpu-to-rack", "--peers", "3", "--seed", "7",
+                                         "-b",      "16M",        "-e",          "16M",     "-q", "--output", output};
+  const auto result = launcher.run(std::vector<test::RankCommand>(kRanks, {env, LINKSCOPE_SEAMED_BINARY, args}),
+                                   {"LINKSCOPE_HOST_NAME", "LINKSCOPE_HOST_PER_RANK"}, 300);
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  const auto run = nlohmann::json::parse(test::read_text(output));
+  const auto& cross = run["measurements"]["cross_host"];
+  EXPECT_EQ(cross["schedule"], "gpu-to-rack");
+  int rounds = 0;
+  std::map<std::string, int> pairs_of;
+  for (const auto& pair : cross["pairs"]) {
+    rounds = std::max(rounds, pair["round"].get<int>() + 1);
+    ++pairs_of[pair["a"]["host"].get<std::string>()];
+    ++pairs_of[pair["b"]["host"].get<std::string>()];
+  }
+  EXPECT_LE(rounds, 2 * 3 + 2);
+  EXPECT_LT(rounds, kRanks - 1) << "linear, not every pair";
+  EXPECT_EQ(pairs_of.size(), static_cast<std::size_t>(kRanks));
+  for (const auto& [host, count] : pairs_of) EXPECT_GE(count, 3) << host;
+  ASSERT_EQ(cross["slow"].size(), 1u) << cross["slow"].dump();
+  EXPECT_EQ(cross["slow"][0]["kind"], "host");
+  const std::string slow = cross["slow"][0]["host"];
+  EXPECT_EQ(slow.substr(slow.rfind("-rank")), "-rank6");
 }
 
 // The linkscope binary has no seam: LINKSCOPE_TEST_FABRIC changes nothing, its collectives are NCCL's, and without a
