@@ -1,6 +1,8 @@
 // `linkscope cluster`: the cross-host test under mpirun/srun. Every host's facts (grouped, differences named),
 // NCCL sendrecv between one GPU of every pair of hosts (a host x host matrix), an all_reduce over every rank,
 // and the slow host or NIC named.
+#include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <memory>
 #include <optional>
@@ -14,6 +16,7 @@
 #include "cluster/host_comparison.hpp"
 #include "cluster/host_identity.hpp"
 #include "cluster/job_cross_host.hpp"
+#include "cluster/job_isolation.hpp"
 #include "cluster/job_session.hpp"
 #include "core/environment.hpp"
 #include "core/error.hpp"
@@ -21,6 +24,7 @@
 #include "core/seconds.hpp"
 #include "core/size.hpp"
 #include "core/sweep.hpp"
+#include "core/text.hpp"
 #include "core/terminal_text.hpp"
 #include "discover/live_system.hpp"
 #include "model/run.hpp"
@@ -41,7 +45,11 @@ struct ClusterOptions {
   double step_factor = 16;
   double max_time_s = 0.2;
   std::string schedule = "rounds";
+  int peers = 3;
+  std::uint64_t seed = 0;
   bool no_all_reduce = false;
+  bool isolate = false;
+  double expect_gbps = 0;
   double timeout_s = 60;
   std::string format = "text";
   std::string output_file;
@@ -66,6 +74,11 @@ std::optional<cluster::HostsComparison> gather_host_facts(cluster::ClusterSessio
 int run_cluster(const ClusterOptions& options) {
   checked_seconds(options.max_time_s, "--max-time", ZeroSeconds::kRefused);
   checked_seconds(options.timeout_s, "--timeout", ZeroSeconds::kRefused);
+  if (options.isolate && !(std::isfinite(options.expect_gbps) && options.expect_gbps > 0)) {
+    throw UsageError("--isolate needs --expect-gbps: the all_reduce busbw (GB/s) that good hosts reach at the largest "
+                     "size, against which each group is judged");
+  }
+  if (!options.isolate && options.expect_gbps != 0) throw UsageError("--expect-gbps is for --isolate");
   const Environment env = Environment::from_process();
   const auto launch = runtime::detect_launch(env);
   if (!launch.parallel()) {
@@ -78,6 +91,8 @@ int run_cluster(const ClusterOptions& options) {
   cross_options.sizes = sweep_sizes({parse_size(options.min_bytes), parse_size(options.max_bytes), options.step_factor, 0});
   cross_options.max_time_s = options.max_time_s;
   cross_options.schedule = options.schedule;
+  cross_options.peers = options.peers;
+  cross_options.seed = options.seed;
   cross_options.all_reduce = !options.no_all_reduce;
   cross_options.timeout_s = options.timeout_s;
   cross_options.quiet = options.quiet;
@@ -99,7 +114,11 @@ int run_cluster(const ClusterOptions& options) {
     }
     std::optional<TopoLiveResult> mine;
     const auto hosts = gather_host_facts(session, mine);
-    const auto cross = cluster::measure_cross_host(session, hosts ? &*hosts : nullptr, cross_options, capture);
+    const auto cross =
+        options.isolate
+            ? cluster::isolate_slow_hosts(session, hosts ? &*hosts : nullptr, cross_options,
+                                          {options.expect_gbps, cluster::kIsolationShortfall}, capture)
+            : cluster::measure_cross_host(session, hosts ? &*hosts : nullptr, cross_options, capture);
     capture.remove_files();
     if (!session.is_root()) return 0;
 
@@ -110,6 +129,11 @@ int run_cluster(const ClusterOptions& options) {
     run.config.extra["cluster"] = {{"sizes_bytes", cross_options.sizes},     {"schedule", cross_options.schedule},
                                    {"max_time_s", cross_options.max_time_s}, {"target_ci", cross_options.target_ci},
                                    {"timeout_s", cross_options.timeout_s},   {"all_reduce", cross_options.all_reduce}};
+    if (options.isolate) run.config.extra["cluster"]["isolate_expect_gbps"] = options.expect_gbps;
+    if (options.schedule == "gpu-to-rack") {
+      run.config.extra["cluster"]["peers"] = options.peers;
+      run.config.extra["cluster"]["seed"] = options.seed;
+    }
     run.environment.launch = launch.launcher;
     run.topology = model::TopologyView{};  // rank 0's model is not the cluster's; `system.hosts` holds each host
     cluster::add_hosts_to_system(run.system, *hosts);
@@ -128,7 +152,13 @@ int run_cluster(const ClusterOptions& options) {
     if (!options.prometheus_file.empty()) {
       write_file_atomically(options.prometheus_file, report::render_prometheus(run));
     }
-    if (cross->pairs.empty()) {
+    if (cross->isolation && cross->isolation->runs.empty()) {
+      std::vector<std::string> why = cross->notes;
+      why.insert(why.end(), cross->isolation->notes.begin(), cross->isolation->notes.end());
+      print_stderr_line("linkscope: error: --isolate could not run a collective: " + join(why, "; "));
+      return to_int(ExitCode::kDevice);
+    }
+    if (cross->pairs.empty() && !cross->isolation) {
       std::string why;
       for (const auto& note : cross->notes) why += (why.empty() ? "" : "; ") + note;
       print_stderr_line("linkscope: error: no pair of hosts could be measured: " + why);
@@ -154,10 +184,22 @@ Command add_cluster_command(CLI::App& parent, const std::vector<std::string>& ar
   app->add_option("--max-time", options->max_time_s, "adaptive sampling: time budget per size in seconds")
       ->capture_default_str();
   app->add_option("--schedule", options->schedule,
-                  "rounds: disjoint host pairs at once (N-1 rounds); serial: one pair at a time")
-      ->check(CLI::IsMember({"rounds", "serial"}))
+                  "rounds: disjoint host pairs at once (N-1 rounds); serial: one pair at a time; gpu-to-rack: each "
+                  "host against --peers random others, in rounds of disjoint pairs (linear in the hosts)")
+      ->check(CLI::IsMember({"rounds", "serial", "gpu-to-rack"}))
+      ->capture_default_str();
+  app->add_option("--peers", options->peers, "gpu-to-rack: random peers per host")
+      ->check(CLI::Range(1, 1 << 20))
+      ->capture_default_str();
+  app->add_option("--seed", options->seed, "gpu-to-rack: the random draw (the same seed, the same pairs)")
       ->capture_default_str();
   app->add_flag("--no-all-reduce", options->no_all_reduce, "skip the all_reduce over every rank");
+  app->add_flag("--isolate", options->isolate,
+                "instead of the pairs: an all_reduce over every host and, when it is slow or hangs, adaptive group "
+                "testing (split, measure the halves at once, recurse) that names the slow and hung hosts");
+  app->add_option("--expect-gbps", options->expect_gbps,
+                  "with --isolate: the all_reduce busbw (GB/s) good hosts reach at the largest size; a group more "
+                  "than 10% below it is slow");
   app->add_option("-T,--timeout", options->timeout_s,
                   "seconds without progress (NCCL) or without an answer from another rank before the job ends")
       ->capture_default_str();

@@ -175,6 +175,13 @@ int cross_host_exit_code(const model::CrossHost& result) {
   int worst = 0;
   for (const auto& pair : result.pairs) worst = std::max(worst, status_severity(pair.status));
   if (result.all_reduce_status != "not run") worst = std::max(worst, status_severity(result.all_reduce_status));
+  if (result.isolation) {  // a hung group timed out
+    for (const auto& run : result.isolation->runs) {
+      for (const auto& group : run.groups) {
+        if (group.outcome == model::GroupOutcome::kHung) worst = std::max(worst, status_severity("timeout"));
+      }
+    }
+  }
   switch (worst) {
     case 3: return to_int(ExitCode::kTimeout);
     case 2: return to_int(ExitCode::kDevice);

@@ -37,7 +37,7 @@ std::vector<model::SlowCulprit> find_slow(const model::CrossHost& result, const 
 // One error entry per failed pair, and for the all_reduce, in the Run's `errors`.
 void record_cross_host_errors(model::Run& run, const model::CrossHost& result);
 
-// 4 when something timed out, 3 for an NCCL/CUDA error, 5 for wrong data, else 0.
+// 4 when something timed out (an isolation group hung included), 3 for an NCCL/CUDA error, 5 for wrong data, else 0.
 int cross_host_exit_code(const model::CrossHost& result);
 
 }  // namespace linkscope::cluster

@@ -2,13 +2,14 @@
 
 #include <fmt/format.h>
 
+#include "cluster/random_peer_schedule.hpp"
 #include "cluster/representatives.hpp"
 #include "core/error.hpp"
 
 namespace linkscope::cluster {
 
 CrossHostPlan make_cross_host_plan(const Roster& roster, const HostsComparison& hosts, const std::string& schedule,
-                                   bool all_reduce) {
+                                   bool all_reduce, int peers, std::uint64_t seed) {
   CrossHostPlan plan;
   const auto chosen = choose_representatives(roster, hosts);
   std::vector<int> measured;  // host indices with a GPU
@@ -22,7 +23,10 @@ CrossHostPlan make_cross_host_plan(const Roster& roster, const HostsComparison& 
     }
   }
   const int count = static_cast<int>(measured.size());
-  for (const auto& round : schedule == "serial" ? serial_rounds(count) : pair_rounds(count)) {
+  const auto rounds = schedule == "serial"        ? serial_rounds(count)
+                      : schedule == "gpu-to-rack" ? random_peer_rounds(count, peers, seed)
+                                                  : pair_rounds(count);
+  for (const auto& round : rounds) {
     std::vector<HostPair> pairs;
     for (const auto& [a, b] : round) pairs.push_back({measured[static_cast<std::size_t>(a)], measured[static_cast<std::size_t>(b)]});
     plan.rounds.push_back(pairs);

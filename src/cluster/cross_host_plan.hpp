@@ -1,4 +1,5 @@
 #pragma once
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -21,9 +22,10 @@ struct CrossHostPlan {
   std::vector<std::string> notes;    // who measures for each host, who is left out
 };
 
-// `schedule` "rounds" (disjoint pairs at once) or "serial"; `all_reduce` false: not asked.
+// `schedule` "rounds" (disjoint pairs at once), "serial", or "gpu-to-rack" (each host against `peers` random others,
+// drawn from `seed`: cluster/random_peer_schedule.hpp); `all_reduce` false: not asked.
 CrossHostPlan make_cross_host_plan(const Roster& roster, const HostsComparison& hosts, const std::string& schedule,
-                                   bool all_reduce);
+                                   bool all_reduce, int peers = 3, std::uint64_t seed = 0);
 
 nlohmann::json cross_host_plan_to_json(const CrossHostPlan& plan);
 // Reads what cross_host_plan_to_json wrote; another shape is an internal error (the message came from this build).

@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "cluster/collective_runner.hpp"
 #include "cluster/cross_host.hpp"
 #include "cluster/cross_host_assembly.hpp"
 #include "cluster/cross_host_plan.hpp"
@@ -15,7 +16,6 @@
 #include "core/error.hpp"
 #include "measure/collective_run.hpp"
 #include "plan/collective_options.hpp"
-#include "platform/cuda_device_info.hpp"
 #include "runtime/nccl_log.hpp"
 
 namespace linkscope::cluster {
@@ -53,20 +53,17 @@ std::string init_timeout_line(const ClusterSession& session, const std::string& 
                      session.roster().rank_label(session.rank()), with, timeout_s);
 }
 
-// "I" + the id, or "E" + why there is none.
-std::string unique_id_message() {
-  try {
-    return "I" + measure::new_nccl_id();
-  } catch (const Error& e) {
-    return std::string("E") + e.what();
-  }
-}
-
 std::optional<std::string> unique_id_from(const std::string& message, MeasuredSide& out) {
   if (message.size() == 1 + measure::kNcclIdBytes && message[0] == 'I') return message.substr(1);
   out.status = "error";
   out.reason = message.size() > 1 ? message.substr(1) : "no NCCL unique id arrived";
   return std::nullopt;
+}
+
+// The host of a collective's member rank, as the runner needs it.
+FabricMember member_host(const Roster& roster, int rank) {
+  const RosterHost& host = roster.host_of(rank);
+  return {host.name, host.ranks};
 }
 
 MeasuredSide side_of(int rank, int device) {
@@ -128,7 +125,7 @@ MeasuredSide measure_pair(ClusterSession& session, runtime::NcclDebugCapture& ca
 
   std::string message;
   if (first) {
-    message = unique_id_message();
+    message = collective_runner().unique_id_message();
     mpi.send_text(partner, message, options.timeout_s, what);
   } else {
     message = mpi.receive_text(partner, options.timeout_s, what);
@@ -140,7 +137,8 @@ MeasuredSide measure_pair(ClusterSession& session, runtime::NcclDebugCapture& ca
     auto group = make_member_group(mpi, {low, high}, options.timeout_s, what);
     const auto request = sweep_request(coll::CollectiveOp::kSendRecv, options, device, std::move(*id), capture,
                                        init_timeout_line(session, roster.rank_label(partner), options.timeout_s));
-    const measure::CollectiveRun run = measure::run_collectives(request, *group);
+    const measure::CollectiveRun run =
+        collective_runner().run(request, {member_host(roster, low), member_host(roster, high)}, *group);
     record_series(out, run, first, [&](int rank) {
       return roster.hosts[static_cast<std::size_t>(rank == 0 ? pair.first : pair.second)].name;
     });
@@ -156,13 +154,50 @@ MeasuredSide measure_pair(ClusterSession& session, runtime::NcclDebugCapture& ca
   return out;
 }
 
+}  // namespace
+
+MeasuredSide measure_group(ClusterSession& session, runtime::NcclDebugCapture& capture, const CrossHostOptions& options,
+                           coll::CollectiveOp op, const std::vector<int>& members, int device, const std::string& what) {
+  platform::MpiSession& mpi = session.mpi();
+  const Roster& roster = session.roster();
+  MeasuredSide out = side_of(mpi.rank(), device);
+  const bool lowest = mpi.rank() == members.front();
+  std::string message;
+  if (lowest) {
+    message = collective_runner().unique_id_message();
+    for (std::size_t i = 1; i < members.size(); ++i) mpi.send_text(members[i], message, options.timeout_s, what);
+  } else {
+    message = mpi.receive_text(members.front(), options.timeout_s, what);
+  }
+  auto id = unique_id_from(message, out);
+  if (!id) return out;
+  const std::size_t log_start = capture.active() ? capture.collect().size() : 0;
+  try {
+    auto group = make_member_group(mpi, members, options.timeout_s, what);
+    const auto request = sweep_request(op, options, device, std::move(*id), capture,
+                                       init_timeout_line(session, "the other members of " + what, options.timeout_s));
+    std::vector<FabricMember> hosts;
+    for (int rank : members) hosts.push_back(member_host(roster, rank));
+    const measure::CollectiveRun run = collective_runner().run(request, hosts, *group);
+    record_series(out, run, lowest, [&](int rank) { return hosts.at(static_cast<std::size_t>(rank)).host; });
+  } catch (const DeviceError& e) {
+    out.status = "error";
+    out.reason = e.what();
+  }
+  add_nic(out, capture, log_start);
+  return out;
+}
+
+namespace {
+
 MeasuredSide measure_all_reduce(ClusterSession& session, runtime::NcclDebugCapture& capture,
                                 const CrossHostOptions& options, int device) {
   platform::MpiSession& mpi = session.mpi();
   const Roster& roster = session.roster();
   MeasuredSide out = side_of(mpi.rank(), device);
   const std::string message =
-      session.broadcast(session.is_root() ? unique_id_message() : std::string(), "sharing the all_reduce's NCCL id");
+      session.broadcast(session.is_root() ? collective_runner().unique_id_message() : std::string(),
+                        "sharing the all_reduce's NCCL id");
   auto id = unique_id_from(message, out);
   if (!id) return out;
   const std::size_t log_start = capture.active() ? capture.collect().size() : 0;
@@ -170,7 +205,9 @@ MeasuredSide measure_all_reduce(ClusterSession& session, runtime::NcclDebugCaptu
     auto group = make_member_group(mpi, session.all_ranks(), options.timeout_s, "running the all_reduce over every rank");
     const auto request = sweep_request(coll::CollectiveOp::kAllReduce, options, device, std::move(*id), capture,
                                        init_timeout_line(session, "every other rank", options.timeout_s));
-    const measure::CollectiveRun run = measure::run_collectives(request, *group);
+    std::vector<FabricMember> members;
+    for (int rank : session.all_ranks()) members.push_back(member_host(roster, rank));
+    const measure::CollectiveRun run = collective_runner().run(request, members, *group);
     record_series(out, run, session.is_root(), [&](int rank) { return roster.host_of(rank).name; });
   } catch (const DeviceError& e) {
     out.status = "error";
@@ -187,7 +224,8 @@ std::optional<model::CrossHost> measure_cross_host(ClusterSession& session, cons
   const Roster& roster = session.roster();
   std::string plan_text;
   if (session.is_root()) {
-    plan_text = cross_host_plan_to_json(make_cross_host_plan(roster, *hosts, options.schedule, options.all_reduce)).dump();
+    plan_text = cross_host_plan_to_json(make_cross_host_plan(roster, *hosts, options.schedule, options.all_reduce, options.peers,
+                                                    options.seed)).dump();
   }
   const CrossHostPlan plan =
       cross_host_plan_from_json(nlohmann::json::parse(session.broadcast(plan_text, "sending the cross-host plan")));
@@ -236,19 +274,6 @@ std::optional<model::CrossHost> measure_cross_host(ClusterSession& session, cons
   return assemble_cross_host(roster, hosts, options.schedule, options.sizes, plan, ranks);
 }
 
-void fill_rank_device(RankHello& hello) {
-  const char* why = nullptr;
-  const int visible = platform::cuda_device_count_or_zero(&why);
-  if (visible == 0) {
-    hello.cuda_device_reason = why != nullptr ? why : "no GPU visible";
-    return;
-  }
-  try {
-    const auto first_device = coll::nccl_tests_device(Environment::from_process());
-    hello.cuda_device = coll::select_local_devices(visible, 1, hello.local_rank, first_device).front();
-  } catch (const UsageError& e) {
-    hello.cuda_device_reason = e.what();
-  }
-}
+void fill_rank_device(RankHello& hello) { collective_runner().fill_rank_device(hello); }
 
 }  // namespace linkscope::cluster

@@ -88,7 +88,7 @@ json to_json(const CrossHost& c) {
     all_reduce["bytes"] = point != nullptr ? json(point->bytes) : json(nullptr);
     all_reduce["busbw_gbps"] = point != nullptr ? optional_json(point->busbw_gbps) : json(nullptr);
   }
-  return with_extras({{"op", "sendrecv"},
+  json known = {{"op", "sendrecv"},
                       {"schedule", c.schedule},
                       {"sizes_bytes", c.sizes_bytes},
                       {"hosts", c.hosts},
@@ -96,8 +96,9 @@ json to_json(const CrossHost& c) {
                       {"matrix", {{"hosts", c.hosts}, {"bandwidth_gbps", gbps}, {"status", status}}},
                       {"all_reduce", all_reduce},
                       {"slow", culprits},
-                      {"notes", c.notes}},
-                     c.extra);
+                      {"notes", c.notes}};
+  if (c.isolation) known["isolation"] = to_json(*c.isolation, c.hosts);
+  return with_extras(known, c.extra);
 }
 
 CrossHost cross_host_from_json(const JsonReader& r) {
@@ -133,6 +134,7 @@ CrossHost cross_host_from_json(const JsonReader& r) {
     culprit.evidence = s.string_or("evidence");
     c.slow.push_back(std::move(culprit));
   }
+  if (r.has("isolation") && !r.at("isolation").is_null()) c.isolation = isolation_from_json(r.object("isolation"), c.hosts);
   c.notes = r.strings("notes");
   r.skip({"op", "matrix"});  // op is always sendrecv; the matrix is derived from the pairs
   c.extra = r.extras();

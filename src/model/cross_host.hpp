@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "model/collectives.hpp"
+#include "model/isolation.hpp"
 #include "model/json_read.hpp"
 #include "model/runtime.hpp"
 
@@ -56,6 +57,7 @@ struct CrossHost {
   std::optional<std::string> all_reduce_reason;
   std::vector<std::string> all_reduce_transports;  // per host: "node-a: NET/IB/GDRDMA via mlx5_0:1"
   std::vector<SlowCulprit> slow;
+  std::optional<IsolationReport> isolation;  // `cluster --isolate`
   std::vector<std::string> notes;
   nlohmann::json extra;
 

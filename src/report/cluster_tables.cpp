@@ -6,6 +6,7 @@
 
 #include "core/text.hpp"
 #include "core/text_table.hpp"
+#include "report/isolation_text.hpp"
 #include "report/svg_heatmap.hpp"
 
 namespace linkscope::report {
@@ -313,6 +314,13 @@ std::string render_cross_host_text(const model::Run& run) {
   const CrossHost& cross = *run.measurements.cross_host;
   std::vector<std::string> sizes;
   for (const auto bytes : cross.sizes_bytes) sizes.push_back(format_bytes(bytes));
+  if (cross.isolation) {  // --isolate measures groups, not the pairs of a matrix
+    std::string out = fmt::format("Cross-host all_reduce, one GPU per host (sizes {}; busbw at the largest size)\n",
+                                  join(sizes, ", ")) +
+                      render_isolation_text(*cross.isolation, cross.hosts);
+    for (const auto& note : cross.notes) out += "  note: " + note + "\n";
+    return out;
+  }
   std::string out = fmt::format("Cross-host NCCL sendrecv, one GPU per host ({} schedule; sizes {}; GB/s per direction at "
                                 "the largest size):\n",
                                 or_text(cross.schedule, "?"), join(sizes, ", "));

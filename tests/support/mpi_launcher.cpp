@@ -130,8 +130,10 @@ CommandResult MpiLauncher::run(const std::vector<RankCommand>& ranks, const std:
   }
   TempDir dir;
   const std::string conf = write_multi_prog(dir, ranks);
+  // --overcommit: jobs of more tasks than the test node's 8 CPUs (the 16-host isolation tests) share them.
   return run_command(program_,
-                     {"--mpi=" + srun_mpi_, "-n", std::to_string(ranks.size()), "--kill-on-bad-exit=1", "--multi-prog", conf},
+                     {"--mpi=" + srun_mpi_, "-n", std::to_string(ranks.size()), "--overcommit", "--kill-on-bad-exit=1",
+                      "--multi-prog", conf},
                      all_env, timeout_seconds);
 }
 
