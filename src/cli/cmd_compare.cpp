@@ -31,7 +31,10 @@ int run_compare(const CompareOptions& options) {
   if (!options.baseline_path.empty()) {
     const fleet::Baseline baseline = fleet::read_baseline_file(options.baseline_path);
     current.fleet = fleet::judge_against_baseline(current, baseline, options.baseline_path);
-    diagnose::diagnose_into(current, false);  // its fleet finding joins the findings compared
+    // Its fleet finding joins the findings compared; both runs are diagnosed by this linkscope, so no other finding
+    // differs only because one run was saved by an older one.
+    diagnose::diagnose_into(current, false);
+    diagnose::diagnose_into(base, false);
   }
   // Findings are compared too: diagnose runs that were saved without a diagnosis.
   if (!base.has_diagnosis()) diagnose::diagnose_into(base);

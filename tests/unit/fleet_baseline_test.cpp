@@ -98,7 +98,9 @@ TEST(Baseline, GroupsByMachineTypeAndPoolsPairsOfOneClass) {
   for (const auto& s : fleet_samples(reference)) {
     if (s.key() == samples.front().key()) own = s.value;
   }
-  if (same_kind == 1) EXPECT_NEAR(metric.spread.median, own, 1e-9 * own);
+  if (same_kind == 1) {
+    EXPECT_NEAR(metric.spread.median, own, 1e-9 * own);
+  }
   EXPECT_GT(metric.spread.mad, 0);
   EXPECT_LE(metric.spread.p5, metric.spread.median);
   EXPECT_GE(metric.spread.p95, metric.spread.median);
@@ -154,7 +156,9 @@ TEST(FleetJudge, AHealthyHostIsWithinASlowHostIsOutsideWithItsNumbers) {
     ++copies;
     EXPECT_TRUE(m.outside) << m.subject << " " << m.metric;
     EXPECT_NEAR(m.relative, -0.3, 0.03) << m.metric;
-    if (m.robust_z) EXPECT_LT(*m.robust_z, -3.5) << m.metric;
+    if (m.robust_z) {
+      EXPECT_LT(*m.robust_z, -3.5) << m.metric;
+    }
   }
   EXPECT_GT(copies, 0);
 
