@@ -20,8 +20,10 @@ std::string env_text(const std::map<std::string, std::string>& env) {
   return text;
 }
 
-// The class of a GPU pair as the topology matrix names it ("NV18", "PIX", "SYS"), "peer" when unknown.
+// The class of a GPU pair as the topology matrix names it ("NV18", "PIX", "SYS"), "local" inside one GPU, "peer"
+// when unknown.
 std::string pair_class(const Run& run, int src, int dst) {
+  if (src == dst) return "local";  // a copy inside one GPU
   const model::GpuPair* pair = run.system.pair(src, dst);
   if (pair && pair->relation && !pair->relation->empty()) return *pair->relation;
   return "peer";

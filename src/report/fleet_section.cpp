@@ -16,6 +16,8 @@ namespace {
 
 // A chart of more rows than this is unreadable: it shows the outside ones and the worst of the rest.
 constexpr std::size_t kChartRows = 40;
+// The terminal lists this many numbers outside the fleet.
+constexpr std::size_t kTextLines = 10;
 
 // The judged numbers, the outside ones first, then the worst relative to the fleet.
 std::vector<const model::FleetMetric*> ordered(const model::FleetComparison& fleet) {
@@ -61,8 +63,16 @@ std::string render_fleet_text(const model::FleetComparison& fleet) {
                      "than {} and {:g} robust z), {} not in the baseline\n",
                      fleet.metrics.size(), fleet.baseline_hosts, fleet.outside_count(),
                      format_percent(fleet.relative_threshold), fleet.z_threshold, fleet.not_in_baseline);
-  for (const auto& m : fleet.metrics) {
-    if (m.outside) out += "  " + visible_field(model::fleet_metric_text(fleet, m)) + "\n";
+  // The worst first, a screenful at most: the report's Fleet section lists every number.
+  std::size_t listed = 0;
+  for (const auto* m : ordered(fleet)) {
+    if (!m->outside || listed == kTextLines) break;
+    out += "  " + visible_field(model::fleet_metric_text(fleet, *m)) + "\n";
+    ++listed;
+  }
+  if (listed < static_cast<std::size_t>(fleet.outside_count())) {
+    out += fmt::format("  ... and {} more outside (report.md, report.html list every number)\n",
+                       static_cast<std::size_t>(fleet.outside_count()) - listed);
   }
   return out;
 }
