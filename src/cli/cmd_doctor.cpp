@@ -16,6 +16,8 @@
 #include "core/seconds.hpp"
 #include "diagnose/diagnose.hpp"
 #include "diagnose/run_status.hpp"
+#include "fleet/baseline.hpp"
+#include "fleet/fleet_judge.hpp"
 #include "core/file_io.hpp"
 #include "core/terminal_text.hpp"
 #include "model/run_file.hpp"
@@ -122,6 +124,19 @@ int run_doctor(const DoctorOptions& options) {
   if (soak_seconds > 0 && launch.parallel()) {
     throw UsageError("doctor: --soak runs on one host; under mpirun/srun run `linkscope doctor --soak` per host");
   }
+  if (!options.baseline_path.empty() && !options.xml_path.empty()) {
+    throw UsageError("doctor: --baseline judges measured numbers; a topology file (--xml) has none");
+  }
+  if (!options.baseline_path.empty() && launch.parallel() && sources == 0) {
+    throw UsageError("doctor: --baseline judges one host's run; under mpirun/srun judge each host's saved run "
+                     "(doctor --from HOST/run.json --baseline FILE)");
+  }
+  // Read before anything is measured: a bad baseline is a one-line error, not a lost run.
+  std::optional<fleet::Baseline> baseline;
+  if (!options.baseline_path.empty()) baseline = fleet::read_baseline_file(options.baseline_path);
+  const auto judge = [&](model::Run& run) {
+    if (baseline) run.fleet = fleet::judge_against_baseline(run, *baseline, options.baseline_path);
+  };
   if (!options.prometheus_path.empty() && !launch.parallel()) {
     check_output_path(options.prometheus_path, "--prometheus");  // before anything is measured
   }
@@ -139,12 +154,14 @@ int run_doctor(const DoctorOptions& options) {
   std::vector<std::string> inputs;
   if (!options.from_path.empty()) {
     run = model::read_run_file(options.from_path);
+    judge(run);
     diagnose::diagnose_into(run, false);  // keep the run's predictions, judge them again, run every rule
     source = "the saved run " + options.from_path;
     inputs.push_back(options.from_path);
   } else if (!options.capture_path.empty()) {
     check_report_directory(options.output_dir);
     run = collect_captured_run(options);
+    judge(run);
     diagnose::diagnose_into(run, false);
     source = "the capture " + options.capture_path + " (its facts; nothing measured)";
     inputs.push_back(options.capture_path);
@@ -160,6 +177,10 @@ int run_doctor(const DoctorOptions& options) {
       report::write_report_directory(options.output_dir, cycle, {});
       write_doctor_prometheus(options, cycle, {});
     });
+    if (baseline) {  // the last cycle against the fleet (its soak summary is judged by the soak's own rules)
+      judge(run);
+      diagnose::diagnose_into(run, false);
+    }
     source = fmt::format("this machine over {} soak cycles", run.measurements.soak->cycles.size());
   } else {
     // The run so far is on disk after every step: a crash or a kill leaves the last complete state.
@@ -167,6 +188,7 @@ int run_doctor(const DoctorOptions& options) {
     DoctorOptions live = options;
     live.checkpoint = [&options](const model::Run& partial) { write_checkpoint(options.output_dir, partial); };
     run = collect_live_run(live);
+    judge(run);
     diagnose::diagnose_into(run, false);
     source = "this machine";
   }
@@ -227,6 +249,10 @@ Command add_doctor_command(CLI::App& parent, const std::vector<std::string>& arg
       ->type_name("DURATION");
   command.app->add_option("--prometheus", options->prometheus_path,
                           "also write the run as a node-exporter textfile (FILE.prom), atomically")
+      ->check(non_empty_path());
+  command.app->add_option("--baseline", options->baseline_path,
+                          "judge the run against a fleet baseline (`linkscope baseline`): the numbers outside its "
+                          "machine type's spread, in the findings and the report's Fleet section")
       ->check(non_empty_path());
   command.app->add_option("--timeout", options->mpi_timeout_s,
                           "under mpirun/srun: seconds rank 0 waits for another rank (and NCCL for progress) between hosts")

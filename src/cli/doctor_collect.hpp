@@ -21,6 +21,7 @@ struct DoctorOptions {
   std::string exit_codes = "linkscope";       // --exit-codes linkscope|nagios (NagiosStatus: 0 to 3)
   std::string prometheus_path;                // --prometheus FILE.prom: the diagnosed run as a node-exporter textfile
   std::string soak;                           // --soak DURATION: repeat the profile's steps until it has passed
+  std::string baseline_path;                  // --baseline FILE: judge the run against a fleet baseline (src/fleet)
   std::vector<std::string> argv;              // the whole command line, for the Run document
   // Under MPI (doctor_cluster.cpp)
   double mpi_timeout_s = 60;                  // --timeout: how long rank 0 waits for another rank at each step

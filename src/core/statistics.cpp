@@ -45,12 +45,40 @@ RankInterval median_ci_ranks(std::size_t n) {
   return {low, high, true};
 }
 
-Summary summarize(std::vector<double> values) {
+namespace {
+
+void sort_checked(std::vector<double>& values) {
   if (values.empty()) throw std::invalid_argument("summary of an empty sample");
   for (double v : values) {
     if (std::isnan(v)) throw std::invalid_argument("summary of a sample containing NaN");
   }
   std::sort(values.begin(), values.end());
+}
+
+}  // namespace
+
+RobustSummary robust_summarize(std::vector<double> values) {
+  sort_checked(values);
+  RobustSummary s;
+  s.count = values.size();
+  s.median = percentile_of_sorted(values, 50);
+  s.p05 = percentile_of_sorted(values, 5);
+  s.p95 = percentile_of_sorted(values, 95);
+  std::vector<double> deviations;
+  deviations.reserve(values.size());
+  for (double v : values) deviations.push_back(std::fabs(v - s.median));
+  std::sort(deviations.begin(), deviations.end());
+  s.mad = percentile_of_sorted(deviations, 50);
+  return s;
+}
+
+std::optional<double> robust_z(double value, double median, double mad) {
+  if (!(mad > 0)) return std::nullopt;
+  return (value - median) / (kMadToSigma * mad);
+}
+
+Summary summarize(std::vector<double> values) {
+  sort_checked(values);
   Summary s;
   s.count = values.size();
   s.min = values.front();

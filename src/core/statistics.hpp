@@ -1,5 +1,6 @@
 #pragma once
 #include <cstddef>
+#include <optional>
 #include <vector>
 
 namespace linkscope {
@@ -34,5 +35,18 @@ RankInterval median_ci_ranks(std::size_t n);
 
 // Throws std::invalid_argument for an empty input; NaN values are rejected the same way.
 Summary summarize(std::vector<double> values);
+
+// Statistics of one quantity over many machines that a few bad ones cannot move: the median, the median absolute
+// deviation (unscaled: 1.4826 x MAD estimates the standard deviation of normal data), p5 and p95 (type 7).
+struct RobustSummary {
+  std::size_t count = 0;
+  double median = 0, mad = 0, p05 = 0, p95 = 0;
+};
+// Same input rules as summarize().
+RobustSummary robust_summarize(std::vector<double> values);
+
+// The robust z-score (x - median) / (1.4826 x MAD); none when MAD is 0 (no spread to measure against).
+inline constexpr double kMadToSigma = 1.4826;
+std::optional<double> robust_z(double value, double median, double mad);
 
 }  // namespace linkscope

@@ -158,6 +158,16 @@ constexpr std::array<ThresholdEntry, static_cast<std::size_t>(Threshold::kCount)
      "hypothesis: a copy inside one GPU moves read + write traffic of at least this share of its memory bandwidth",
      "nvbandwidth device_local_copy 2077.9-2081.4 GB/s x 2 (read + write) = 4156-4163 of H200's 4917 (NVML 3201 MHz "
      "x 6144 bit) = 0.85; linkscope 1978.8 GB/s at 1 GiB on 1 x H200 = 0.80"},
+    {Threshold::kFleetRelativeDeviation, "fleet_relative_deviation", 0.10, "share",
+     "outside-fleet-baseline: a number this much worse than the median of its machine type's hosts (and beyond "
+     "fleet_robust_z); latency-bound points use compare_latency_bound_noise instead",
+     "two runs on one idle 2 x H200 differ by at most 2% from 2 MiB (compare_latency_bound_noise's source); 10% is "
+     "twice compare's 5% gate, so one host's noise and the fleet median's own error cannot reach it"},
+    {Threshold::kFleetRobustZ, "fleet_robust_z", 3.5, "ratio",
+     "outside-fleet-baseline: |x - median| / (1.4826 x MAD) beyond this (and beyond fleet_relative_deviation); "
+     "with a MAD of 0 the relative deviation decides alone",
+     "Iglewicz and Hoaglin (1993), How to Detect and Handle Outliers: modified z-scores above 3.5 are potential "
+     "outliers; 1.4826 x MAD is the standard deviation of normal data"},
 }};
 
 constexpr bool table_is_in_enum_order() {

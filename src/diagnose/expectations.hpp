@@ -52,6 +52,8 @@ enum class Threshold : std::size_t {
   kHostErrorShareOfLinkRate,
   kHostLatencyWarnNs,
   kLocalCopyShareOfMemoryRate,
+  kFleetRelativeDeviation,
+  kFleetRobustZ,
   kCount
 };
 

@@ -55,6 +55,8 @@ const std::vector<Rule>& all_rules() {
       {"host-link-below-expected", "host copies or host latency of a GPU worse than its PCIe/C2C link allows", &rule_host_link_below_expected},
       {"host-differs", "hosts of one MPI job with a different driver, CUDA, NCCL, GPU count, links or NICs",
        &rule_host_differs},
+      {"outside-fleet-baseline", "numbers worse than the fleet baseline of this machine type (relative and robust z), "
+       "or a machine type the baseline lacks", &rule_outside_fleet_baseline},
       {"cross-host-slow", "a host, NIC or host pair slower than the others, or failing, between hosts",
        &rule_cross_host_slow},
       {"nccl-unavailable", "libnccl.so.2 cannot be opened: no collective could be measured", &rule_nccl_unavailable},

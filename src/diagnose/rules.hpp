@@ -53,6 +53,7 @@ std::optional<Finding> rule_nccl_unavailable(const Context& context);
 std::optional<Finding> rule_run_incomplete(const Context& context);
 std::optional<Finding> rule_nccl_choice_differs(const Context& context);
 std::optional<Finding> rule_busbw_below_prediction(const Context& context);
+std::optional<Finding> rule_outside_fleet_baseline(const Context& context);
 
 // Pairs (rank a < rank b) that NCCL's model joins by something other than NVLink although both GPUs have NVLinks
 // and at least the mesh share of identical pairs are NVLinked: a missing direct link (nvlink-missing).

@@ -50,7 +50,7 @@ json to_json(const Run& run) {
   if (run.environment.nccl_unavailable) environment["nccl_unavailable"] = *run.environment.nccl_unavailable;
   json errors = json::array();
   for (const auto& e : run.errors) errors.push_back({{"where", e.where}, {"message", e.message}});
-  return with_extras({{"schema_version", fmt::format("{}.{}", kRunSchemaMajor, kRunSchemaMinor)},
+  json document = with_extras({{"schema_version", fmt::format("{}.{}", kRunSchemaMajor, kRunSchemaMinor)},
                       {"tool", {{"name", run.tool.name}, {"version", run.tool.version}, {"git", run.tool.git}}},
                       {"config", config},
                       {"environment", environment},
@@ -63,6 +63,8 @@ json to_json(const Run& run) {
                       {"findings", to_json(run.findings)},
                       {"errors", errors}},
                      run.extra);
+  if (run.fleet) document["fleet"] = to_json(*run.fleet);
+  return document;
 }
 
 Run run_from_json(const json& document, const std::string& source) {
@@ -116,6 +118,7 @@ Run run_from_json(const json& document, const std::string& source) {
   run.hypotheses = hypotheses_from_json(r.at("hypotheses"));
   run.findings = findings_from_json(r.at("findings"));
   for (const auto& e : r.array("errors")) run.errors.push_back({e.string_or("where"), e.string_or("message")});
+  if (r.has("fleet")) run.fleet = fleet_from_json(r.object("fleet"));
   run.extra = r.extras();
   return run;
 }

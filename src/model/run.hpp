@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "model/diagnosis.hpp"
+#include "model/fleet.hpp"
 #include "model/json_read.hpp"
 #include "model/measurements.hpp"
 #include "model/runtime.hpp"
@@ -28,7 +29,9 @@ inline constexpr int kRunSchemaMajor = 1;
 // 1.4: model nccl_version_modelled/_from/_note (the NCCL release modelled); runtime.runs[] rank_devices, gpu_direct,
 // nvls, mnnvl and hints (NCCL 2.29/2.30 log lines, NCCL's HINTs).
 // 1.5: system.capture and nvidia_services; gpus[] fabric, dma_buf and multicast (captures, NVLS).
-inline constexpr int kRunSchemaMinor = 5;
+// 1.6: fleet (the run judged against a fleet baseline, `--baseline`); measurements.soak (doctor --soak) and
+//      measurements.cross_host.isolation (cluster --isolate).
+inline constexpr int kRunSchemaMinor = 6;
 
 struct Tool {
   std::string name = "linkscope";
@@ -78,6 +81,7 @@ struct Run {
   std::vector<Hypothesis> hypotheses;
   std::vector<Finding> findings;
   std::vector<RunError> errors;
+  std::optional<FleetComparison> fleet;  // judged against a fleet baseline (`--baseline`)
   nlohmann::json extra;  // top-level fields of a newer document
 
   void record_error(const std::string& where, const std::string& message);

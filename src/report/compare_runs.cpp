@@ -11,11 +11,13 @@
 #include "core/terminal_text.hpp"
 #include "core/text.hpp"
 #include "model/host_copy_kind.hpp"
+#include "diagnose/comparable_measures.hpp"
 #include "diagnose/evidence.hpp"
 #include "diagnose/expectations.hpp"
 #include "diagnose/measured_summary.hpp"
 #include "model/link_rate.hpp"
 #include "report/compare_predictions.hpp"
+#include "report/fleet_section.hpp"
 
 namespace linkscope::report {
 
@@ -24,115 +26,20 @@ namespace {
 using diagnose::copy_gbps;
 using diagnose::copy_ok;
 using diagnose::Evidence;
+using diagnose::latency_bound_bytes;
+using diagnose::Measure;
+using diagnose::MeasureMap;
 using model::Run;
-
-// One comparable number of a run.
-struct Measure {
-  double value = 0;
-  std::string unit;
-  bool higher_is_better = true;
-  std::optional<double> noise;  // relative
-  std::string category;
-  std::string what;
-};
-
-using MeasureMap = std::map<std::string, Measure>;  // key -> measure
 
 // The text lists this many missing numbers, then how many more (a run that lost a whole sweep misses hundreds).
 constexpr std::size_t kMissingListed = 20;
 
-std::uint64_t latency_bound_bytes() {
-  return static_cast<std::uint64_t>(diagnose::threshold(diagnose::Threshold::kLatencyBoundMaxBytes));
-}
-
-std::string env_text(const std::map<std::string, std::string>& env) {
-  std::string text;
-  for (const auto& [k, v] : env) text += (text.empty() ? "" : ",") + k + "=" + v;
-  return text;
-}
-
-MeasureMap measures_of(const Run& run) {
-  const Evidence evidence(run);
-  const double assumed = diagnose::threshold(diagnose::Threshold::kCompareLatencyBoundNoise);
-  MeasureMap map;
-  for (const model::CopyPoint* p : evidence.p2p) {
-    if (!copy_ok(*p)) continue;
-    const std::string id = fmt::format("{} {} GPU{}->GPU{} at {}", p->method, p->direction, p->src, p->dst,
-                                       format_bytes(p->bytes));
-    const auto noise = diagnose::relative_noise(*p);
-    Measure m;
-    m.category = "p2p";
-    if (p->bytes <= latency_bound_bytes()) {
-      // Latency-bound: compare the time, with an assumed noise when the run recorded none.
-      m.value = p->time_us ? p->time_us->median : static_cast<double>(p->bytes) / (copy_gbps(*p) * 1e3);
-      m.unit = "us";
-      m.higher_is_better = false;
-      m.noise = noise ? noise : std::optional<double>(assumed);
-      m.what = id + " (time)";
-    } else {
-      m.value = copy_gbps(*p);
-      m.unit = "GB/s";
-      m.noise = noise;
-      m.what = id;
-    }
-    map["p2p|" + id] = m;
-  }
-  for (const auto& l : evidence.latency()) {
-    if (l.status != model::PointStatus::kOk || !l.latency_ns) continue;
-    const std::string id = fmt::format("{} GPU{}->GPU{}", l.method, l.src, l.dst);
-    map["latency|" + id] = {l.latency_ns->median, "ns", false, std::nullopt, "latency", id};
-  }
-  if (run.measurements.p2p) {
-    for (const auto& entry : run.measurements.p2p->host) {
-      if (!entry.bandwidth_gbps) continue;
-      // CE one way keeps its older id, so runs saved before the other kinds still compare.
-      const std::string kind = model::host_copy_kind(entry) == "CE" ? "" : " " + model::host_copy_kind(entry);
-      const std::string id = fmt::format("{}{} GPU{} at {}", entry.direction.empty() ? "?" : entry.direction, kind,
-                                         entry.gpu, format_bytes(entry.bytes));
-      map["host|" + id] = {entry.bandwidth_gbps->median, "GB/s", true, std::nullopt, "host", id};
-    }
-  }
-  for (const auto& ref : evidence.collectives) {
-    const model::CollectivePoint& p = *ref.point;
-    if (!ref.ok() || p.bytes == 0) continue;
-    const std::string env = env_text(ref.series->env);
-    const std::string id = fmt::format("{}{}{} {} ranks at {}{}", ref.op(), ref.series->graph ? " (graph)" : "",
-                                       p.in_place ? " in-place" : "", ref.series->nranks, format_bytes(p.bytes),
-                                       env.empty() ? "" : " [" + env + "]");
-    Measure m;
-    m.category = "collective";
-    if (p.bytes <= latency_bound_bytes()) {
-      if (!p.time) continue;
-      m.value = p.time->median_us;
-      m.unit = "us";
-      m.higher_is_better = false;
-      m.noise = ref.relative_noise() ? ref.relative_noise() : std::optional<double>(assumed);
-      m.what = id + " (time)";
-    } else {
-      m.value = ref.busbw();
-      m.unit = "GB/s";
-      m.noise = ref.relative_noise();
-      m.what = id + " busbw";
-    }
-    map["collective|" + id] = m;
-  }
-  for (const auto& pattern : evidence.patterns()) {
-    if (pattern.status != model::PointStatus::kOk || !pattern.aggregate_gbps) continue;
-    const std::string id = fmt::format("{} at {}", pattern.name, format_bytes(pattern.bytes));
-    map["pattern|" + id] = {pattern.aggregate_gbps->median, "GB/s", true, std::nullopt, "pattern", id + " aggregate"};
-  }
-  for (const auto& layer : evidence.ladder()) {
-    if (layer.status != "ok" || !layer.busbw_gbps) continue;
-    map["ladder|" + layer.name] = {*layer.busbw_gbps, "GB/s", true, std::nullopt, "ladder", layer.name + " busbw"};
-  }
-  return map;
-}
 
 std::string value_text(double value, const std::string& unit) { return format_number(value) + " " + unit; }
 
 void compare_measures(const Run& base, const Run& current, Comparison& out) {
-  const MeasureMap a = measures_of(base);
-  const MeasureMap b = measures_of(current);
+  const MeasureMap a = diagnose::comparable_measures(base);
+  const MeasureMap b = diagnose::comparable_measures(current);
   for (const auto& [key, before] : a) {
     const auto it = b.find(key);
     if (it == b.end()) {
@@ -264,6 +171,7 @@ std::string run_label(const Run& run) {
 }  // namespace
 
 bool Comparison::regressed() const {
+  if (fleet && fleet->outside_count() > 0) return true;
   return std::any_of(changes.begin(), changes.end(), [](const Change& c) { return c.regression; });
 }
 
@@ -333,6 +241,7 @@ std::string render_comparison_text(const Comparison& c) {
   list(ChangeKind::kBetter, "BETTER");
   list(ChangeKind::kChanged, "CHANGED (no better or worse)");
   const std::string threshold = fmt::format("{:g}%", c.threshold * 100.0);
+  if (c.fleet) out += render_fleet_text(*c.fleet);
   if (!c.missing.empty()) {
     out += fmt::format("\nMISSING in the new run ({} of the base run's numbers):\n", c.missing.size());
     const std::size_t shown = std::min(c.missing.size(), kMissingListed);
@@ -341,6 +250,10 @@ std::string render_comparison_text(const Comparison& c) {
   }
   if (c.regressed()) {
     out += fmt::format("\nResult: REGRESSION beyond {} (exit 6)\n", threshold);
+  } else if (c.fleet && !c.fleet->type_in_baseline) {
+    out += "\nResult: FAILED: the new run's machine type is not in the baseline (exit 6)\n";
+  } else if (c.fleet && c.fleet->metrics.empty()) {
+    out += "\nResult: FAILED: no number of the new run is in the baseline (exit 6)\n";
   } else if (c.compared == 0) {
     out += "\nResult: FAILED: no number is present in both runs, nothing was compared (exit 6)\n";
   } else if (!c.missing.empty()) {
@@ -368,7 +281,7 @@ nlohmann::json comparison_to_json(const Comparison& c) {
           {"compared", c.compared},   {"within", c.within},         {"only_in_base", c.only_in_base},
           {"only_in_new", c.only_in_current}, {"missing_in_new", c.missing}, {"notes", c.notes},
           {"changes", changes}, {"regressed", c.regressed()}, {"nothing_compared", c.compared == 0},
-          {"failed", c.failed()}};
+          {"failed", c.failed()}, {"fleet", c.fleet ? model::to_json(*c.fleet) : nlohmann::json()}};
 }
 
 }  // namespace linkscope::report

@@ -35,10 +35,15 @@ struct Comparison {
   int only_in_base = 0, only_in_current = 0;
   std::vector<std::string> missing;  // the base run's numbers the new run lacks ("ce GPU0->GPU1 at 512 MiB")
   std::vector<std::string> notes;  // e.g. "GPU UUIDs differ: matched by CUDA ordinal"
+  // `compare --baseline`: the new run against the fleet's hosts of its machine type. Numbers outside the fleet fail
+  // the gate as regressions do; a machine type the baseline lacks fails it as nothing compared does.
+  std::optional<model::FleetComparison> fleet;
   bool regressed() const;
   // The gate cannot pass on what was not measured: a number of the base run missing in the new run, or no number
   // present in both runs (an empty or topology-only run on either side), fails it as a regression does (exit 6).
-  bool incomplete() const { return !missing.empty() || compared == 0; }
+  bool incomplete() const {
+    return !missing.empty() || compared == 0 || (fleet && (!fleet->type_in_baseline || fleet->metrics.empty()));
+  }
   bool failed() const { return regressed() || incomplete(); }
 };
 

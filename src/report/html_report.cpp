@@ -5,6 +5,7 @@
 #include "core/text.hpp"
 #include "diagnose/expectations.hpp"
 #include "report/cluster_tables.hpp"
+#include "report/fleet_section.hpp"
 #include "report/four_numbers_rows.hpp"
 #include "report/html_style.hpp"
 #include "report/prediction_report.hpp"
@@ -105,6 +106,7 @@ std::string render_html(const model::Run& run) {
   std::vector<std::pair<std::string, std::string>> sections = {{"summary", "Summary"}, {"findings", "Findings"}};
   if (has_hosts(run)) sections.emplace_back("hosts", "Hosts");
   if (has_cross_host(run)) sections.emplace_back("cross-host", "Cross-host");
+  if (has_fleet(run)) sections.emplace_back("fleet", "Fleet");
   for (auto& section : std::vector<std::pair<std::string, std::string>>{
            {"hypotheses", "Hypotheses"}, {"four-numbers", "Four numbers"}, {"topology", "Topology"}, {"p2p", "P2P"},
            {"patterns", "Patterns"}, {"collectives", "Collectives"}, {"ladder", "Ladder"},
@@ -166,6 +168,22 @@ std::string render_html(const model::Run& run) {
     out += table_or(cross_host_pairs_table(run), "No host pair was measured.");
     out += "<h3>all_reduce over every rank</h3>\n" + table_or(cross_host_all_reduce_table(run), "Not run.");
     out += "<h3>Slow hosts and NICs</h3>\n" + table_or(cross_host_slow_table(run), "None found.");
+    out += "</section>\n";
+  }
+
+  if (run.fleet) {
+    const model::FleetComparison& fleet = *run.fleet;
+    out += section_open("fleet", "Fleet");
+    out += "<p>" + escape_html(fmt::format("Judged against {} ({} host(s) of machine type {}): outside when worse "
+                                           "than the median by more than {} and {:g} robust z.",
+                                           fleet.baseline, fleet.baseline_hosts, fleet.machine_type,
+                                           format_percent(fleet.relative_threshold), fleet.z_threshold)) + "</p>\n";
+    if (!fleet.type_in_baseline) {
+      out += missing("This machine type is not in the baseline: nothing was judged.");
+    } else {
+      out += figure(fleet_svg(fleet), "each number as a share of the fleet median, on the fleet's p5-p95 band");
+      out += table_or(fleet_table(fleet), "No number of this run is in the baseline.");
+    }
     out += "</section>\n";
   }
 

@@ -7,6 +7,7 @@
 #include "core/terminal_text.hpp"
 #include "core/text.hpp"
 #include "report/cluster_tables.hpp"
+#include "report/fleet_section.hpp"
 #include "report/markdown_escape.hpp"
 #include "report/prediction_report.hpp"
 #include "report/report_data.hpp"
@@ -92,6 +93,17 @@ std::string cross_host_section(const model::Run& run, const Images& image) {
   return out;
 }
 
+std::string fleet_section(const model::FleetComparison& fleet, const Images& image) {
+  std::string out = "## Fleet\n\n";
+  out += markdown_line(fmt::format("Judged against {} ({} host(s) of machine type {}): outside when worse than the "
+                                   "median by more than {} and {:g} robust z.",
+                                   fleet.baseline, fleet.baseline_hosts, fleet.machine_type,
+                                   format_percent(fleet.relative_threshold), fleet.z_threshold)) + "\n\n";
+  if (!fleet.type_in_baseline) return out + missing("This machine type is not in the baseline: nothing was judged.");
+  out += image(kFleetSvg, "this host against the fleet");
+  return out + table_or(fleet_table(fleet), "No number of this run is in the baseline.");
+}
+
 std::string p2p_section(const ReportData& data, const Images& image) {
   std::string out = "## P2P copies\n\n";
   const Table host = host_copy_table(data);
@@ -154,6 +166,7 @@ std::string render_markdown(const model::Run& run, const MarkdownOptions& option
 
   if (has_hosts(run)) out += hosts_section(run);
   if (has_cross_host(run)) out += cross_host_section(run, image);
+  if (run.fleet) out += fleet_section(*run.fleet, image);
 
   out += "## Hypotheses\n\n";
   out += "Predictions made from the hardware facts and NCCL's model before measuring, judged by the measurements.\n\n";

@@ -4,6 +4,7 @@
 
 #include "core/text.hpp"
 #include "report/cluster_tables.hpp"
+#include "report/fleet_section.hpp"
 #include "report/prediction_report.hpp"
 #include "report/report_format.hpp"
 #include "report/svg_bar_chart.hpp"
@@ -95,6 +96,7 @@ std::vector<NamedSvg> report_svgs(const ReportData& data) {
   };
   add(kTopologySvg, render_topology_svg(run));
   add(kCrossHostSvg, cross_host_heatmap_svg(run));
+  if (run.fleet) add(kFleetSvg, fleet_svg(*run.fleet));
   for (const auto& matrix : data.matrices) add(p2p_heatmap_file(matrix.method), heatmap_svg(matrix));
   for (const auto& [method, series] : data.copy_curves) {
     bool multi_size = false;

@@ -8,6 +8,7 @@
 #include "core/terminal_text.hpp"
 #include "core/text.hpp"
 #include "report/cluster_tables.hpp"
+#include "report/fleet_section.hpp"
 #include "report/four_numbers_rows.hpp"
 #include "report/prediction_report.hpp"
 #include "report/report_data.hpp"
@@ -62,6 +63,7 @@ std::string render_summary_text(const model::Run& run) {
     for (const auto& [reason, steps] : by_reason) out += "  " + join(steps, ", ") + ": " + clip(reason, 96) + "\n";
   }
 
+  if (run.fleet) out += render_fleet_text(*run.fleet);
   out += prediction_text(data);
 
   const auto rows = four_numbers(data);

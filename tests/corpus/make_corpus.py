@@ -268,6 +268,16 @@ def main():
         {"op": "add", "path": "/measurements/p2p/latency/-", "value": {
             "src": -1, "dst": 0, "method": "sm_pointer_chase", "bytes": 2 * MiB, "latency_ns": {"median": 4100.0},
             "samples": 5, "cv": 0.01, "status": "ok", "reason": None}}])
+    case("outside-fleet-baseline", "CE GPU0->GPU1 at 301.2 GB/s where 24 hosts of its type have median 393.8, "
+         "MAD 1.5 (SYNTHETIC fleet)", H200X2, [
+        {"op": "add", "path": "/fleet", "value": {
+            "baseline": "baseline.json", "host": "vm", "machine_type":
+            "2 x NVIDIA H200 | 2 x NVLink 18 @ 26.562 GB/s | NCCL 2.28.3", "type_in_baseline": True,
+            "baseline_hosts": 24, "relative_threshold": 0.10, "z_threshold": 3.5, "not_in_baseline": 0,
+            "metrics": [{"category": "p2p", "metric": "ce uni NV18 at 512 MiB", "subject": "GPU0->GPU1",
+                         "unit": "GB/s", "higher_is_better": True, "value": 301.2,
+                         "fleet": {"median": 393.8, "mad": 1.5, "p5": 390.9, "p95": 396.0, "count": 48},
+                         "relative": -0.2351, "robust_z": -41.64, "outside": True}]}}])
     case("c2c-host-copies-slow", "GH200 H2D over C2C at 120 GB/s of 450 (SYNTHETIC)", "corpus/bases/gh200-1gpu-c2c.json", [
         {"op": "replace", "path": "/measurements/p2p/host/0/bandwidth_gbps/median", "value": 120.0}])
 

@@ -1,0 +1,58 @@
+#pragma once
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "model/fleet.hpp"
+#include "model/run.hpp"
+
+// A fleet baseline (`linkscope baseline RUN.json... -o baseline.json`): per machine type (fleet/machine_type), robust
+// statistics of every comparable number over the saved runs of many hosts. docs/multi-node.md describes the file.
+namespace linkscope::fleet {
+
+inline constexpr const char* kBaselineFormat = "linkscope-baseline";
+inline constexpr int kBaselineVersion = 1;
+
+// One number of one host, without its subject: what the fleet pools.
+struct Sample {
+  std::string category, metric, subject, unit;
+  bool higher_is_better = true;
+  double value = 0;
+  std::string key() const { return category + "|" + metric; }
+};
+
+// Every comparable number of a run (diagnose/comparable_measures, plus cross-host pairs by host pair), so that
+// equal pairs of one class (GPU0->GPU1 and GPU2->GPU3 on NV18) pool into one metric.
+std::vector<Sample> fleet_samples(const model::Run& run);
+
+struct BaselineMetric {
+  std::string category, metric, unit;
+  bool higher_is_better = true;
+  model::FleetSpread spread;
+};
+
+struct TypeBaseline {
+  std::vector<std::string> hosts;  // the hosts its runs came from, each once
+  int runs = 0;
+  std::map<std::string, BaselineMetric> metrics;  // Sample::key() -> statistics
+};
+
+struct Baseline {
+  std::string created_at, tool_version;
+  std::map<std::string, TypeBaseline> types;  // machine type -> its statistics
+};
+
+// `runs`: (file name, run). Throws InputError for a run without hardware facts (no machine type) and UsageError for
+// no runs at all.
+Baseline build_baseline(const std::vector<std::pair<std::string, model::Run>>& runs);
+
+nlohmann::json baseline_to_json(const Baseline& baseline);
+// Every problem is an InputError naming `source` (exit 2): not JSON, not a baseline, another version, a field of
+// the wrong type.
+Baseline baseline_from_json(const nlohmann::json& document, const std::string& source);
+Baseline read_baseline_file(const std::string& path);
+
+}  // namespace linkscope::fleet
