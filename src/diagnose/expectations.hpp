@@ -47,6 +47,9 @@ enum class Threshold : std::size_t {
   kHostErrorShareOfLinkRate,
   kHostLatencyWarnNs,
   kLocalCopyShareOfMemoryRate,
+  kDmabufMinKernel,
+  kNicNearerSteps,
+  kVmNumaNodesForPlacement,
   kCount
 };
 
@@ -54,7 +57,7 @@ struct ThresholdEntry {
   Threshold key;
   std::string_view name;    // stable spelling, shown in reports and docs
   double value;
-  std::string_view unit;    // "bytes", "share", "ratio", "percent", "seconds", "ns"
+  std::string_view unit;    // "bytes", "share", "ratio", "percent", "seconds", "ns", "count", "kernel" (major*100+minor)
   std::string_view meaning;
   std::string_view source;  // where the number comes from
 };

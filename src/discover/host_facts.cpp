@@ -16,10 +16,7 @@ HostFacts read_host_facts(const SysfsRoot& root) {
   facts.nics = read_nics(root, facts.pci);
   facts.cpu = read_cpu_info(root);
   if (!facts.cpu) facts.warnings.push_back("no /proc/cpuinfo: CPU vendor and model unknown");
-  for (const char* path : {"/sys/kernel/mm/memory_peers/nv_mem/version", "/sys/kernel/mm/memory_peers/nv_mem_nc/version",
-                           "/sys/module/nvidia_peermem/version"}) {
-    if (root.exists(path)) facts.peer_memory_module = true;
-  }
+  facts.evidence = read_host_evidence(root, facts.pci, facts.nics, facts.cpu, static_cast<int>(facts.numa_nodes.size()));
   const std::string links = "/sys/kernel/pci_switch_link/virtual_switch_links";
   for (const auto& bus_id : root.list(links)) {
     for (const auto& peer : root.list(links + "/" + bus_id)) {
