@@ -155,6 +155,24 @@ TEST(HostEvidence, PlantedSwitchPathsPortsAndJsonRoundTrip) {
   EXPECT_EQ(model::to_json(read), written);
 }
 
+TEST(HostEvidence, EmulatedBridgesAndHcaPortsSharingAGuid) {
+  PlantedSysfs planted;
+  ASSERT_TRUE(planted.ok()) << planted.error();
+  planted.add_pci_function("", "0000:00:08.0", {"0x060400", "0x104c", "0x8232", -1});  // QEMU's XIO3130 upstream port
+  planted.add_pci_function("0000:00:08.0", "0000:01:00.0", {"0x020700", "0x15b3", "0x1021", -1});
+  planted.add_pci_function("0000:00:08.0", "0000:01:00.1", {"0x020700", "0x15b3", "0x1021", -1});
+  planted.add_rdma_device("mlx5_0", "0000:01:00.0", "0c42:a103:0012:3456");
+  planted.add_rdma_device("mlx5_1", "0000:01:00.1", "0c42:a103:0012:3456");
+  const model::Run run = planted_run(planted);
+  const model::HostEvidence& e = *run.system.host_evidence;
+  EXPECT_EQ(e.virtualization.virtual_bridges, (std::vector<std::string>{"0000:00:08.0 (104c:8232)"}));
+  ASSERT_EQ(e.shared_node_guids.size(), 1u);
+  EXPECT_EQ(e.shared_node_guids[0].nics, (std::vector<std::string>{"mlx5_0", "mlx5_1"}));
+  const model::PciFunctionEvidence* bridge = e.function("0000:00:08.0");
+  ASSERT_NE(bridge, nullptr);
+  EXPECT_EQ(bridge->role, "root-port");
+}
+
 // ---- healthy machines: no warning -------------------------------------------------------------------------------
 
 TEST(HostEvidenceRules, HealthyH200x2VmGetsNoWarning) {
