@@ -10,6 +10,7 @@
 #include "discover/live_system.hpp"
 #include "discover/pcie_config.hpp"
 #include "discover/xml_synthesis.hpp"
+#include "report/topo_live_text.hpp"
 #include "discover_recorded_h200x2.hpp"
 #include "support/model_versions.hpp"
 #include "support/planted_sysfs.hpp"
@@ -367,6 +368,37 @@ TEST(HostEvidenceRules, BareMetalIsNoVm) {
   ASSERT_TRUE(planted.ok()) << planted.error();
   planted.remove_hypervisor_flag();
   EXPECT_EQ(find(diagnose::find_problems(planted_run(planted)), "vm-topology-hidden"), nullptr);
+}
+
+// ---- the P2P decision trail in the topo text ----------------------------------------------------------------------
+
+TEST(HostEvidenceTrail, PcieGpusOnTheRootBusStopAtTheLevelGate) {
+  PlantedSysfs planted;
+  ASSERT_TRUE(planted.ok()) << planted.error();
+  PlantedMachine pcie_only;
+  pcie_only.nvlinks = false;
+  const std::string text = report::render_topo_live_text(planted_run(planted, pcie_only));
+  EXPECT_NE(text.find("\n  GPU0-GPU1: P2P off at path vs P2P level (path PHB > level PXB (default)); user variables open "
+                      "(none set) > path vs P2P level closed (path PHB > level PXB (default)) > NVML P2P status open "
+                      "(read OK) > ACS/IOMMU open (no redirect, IOMMU off) > CUDA peer access open "
+                      "(cudaDeviceCanAccessPeer = 1)\n"),
+            std::string::npos)
+      << text;
+  // The healthy VM's NVLinked pair passes every gate: no section.
+  EXPECT_EQ(report::render_topo_live_text(planted_run(planted)).find("Why P2P is off"), std::string::npos);
+}
+
+TEST(HostEvidenceTrail, AcsRedirectDetoursSwitchedGpusWithoutNvlink) {
+  PlantedSysfs planted;
+  ASSERT_TRUE(planted.ok()) << planted.error();
+  planted.plant_pcie_switch_with_gpus_and_nic();
+  planted.set_config("0000:02:01.0", test::pcie_config_space(0x10b5, 0xc010, test::kAcsRequestRedirect, std::nullopt));
+  PlantedMachine pcie_only = kSwitchedGpus;
+  pcie_only.nvlinks = false;
+  const std::string text = report::render_topo_live_text(planted_run(planted, pcie_only));
+  EXPECT_NE(text.find("GPU0-GPU1: P2P detoured at ACS/IOMMU (ACS redirect at 0000:02:01.0); user variables open"),
+            std::string::npos)
+      << text;
 }
 
 }  // namespace
