@@ -10,8 +10,8 @@ namespace linkscope::diagnose {
 
 namespace {
 
-std::vector<const model::PciFunctionEvidence*> switch_ports(const model::HostEvidence& evidence, const model::PciPath& path,
-                                                            bool readable) {
+std::vector<const model::PciFunctionEvidence*> switch_ports(const model::HostEvidence& evidence,
+                                                            const model::PciPath& path, bool readable) {
   std::vector<const model::PciFunctionEvidence*> ports;
   for (const auto& bdf : path.ports) {
     const model::PciFunctionEvidence* port = evidence.function(bdf);
@@ -37,7 +37,8 @@ const model::Nic* rdma_nic(const model::System& system, const std::string& name)
   return nullptr;
 }
 
-std::string endpoint_label(const model::System& system, const std::string& pci_bdf, const std::optional<std::string>& nic) {
+std::string endpoint_label(const model::System& system, const std::string& pci_bdf,
+                           const std::optional<std::string>& nic) {
   if (nic) return fmt::format("{} ({})", *nic, pci_bdf);
   if (const auto ordinal = cuda_ordinal_at(system, pci_bdf)) return fmt::format("GPU{} ({})", *ordinal, pci_bdf);
   return fmt::format("GPU {}", pci_bdf);
@@ -59,11 +60,13 @@ bool pcie_peer_path(const model::System& system, const model::PciPath& path) {
 
 bool turns_in_switch(const model::PciPath& path) { return path.relation == "PIX" || path.relation == "PXB"; }
 
-std::vector<const model::PciFunctionEvidence*> redirecting_ports(const model::HostEvidence& evidence, const model::PciPath& path) {
+std::vector<const model::PciFunctionEvidence*> redirecting_ports(const model::HostEvidence& evidence,
+                                                                 const model::PciPath& path) {
   return switch_ports(evidence, path, true);
 }
 
-std::vector<const model::PciFunctionEvidence*> unread_switch_ports(const model::HostEvidence& evidence, const model::PciPath& path) {
+std::vector<const model::PciFunctionEvidence*> unread_switch_ports(const model::HostEvidence& evidence,
+                                                                   const model::PciPath& path) {
   return switch_ports(evidence, path, false);
 }
 

@@ -14,7 +14,8 @@ std::optional<int> cuda_ordinal_at(const model::System& system, const std::strin
 // The RDMA device (kind "infiniband") of that name, or nullptr.
 const model::Nic* rdma_nic(const model::System& system, const std::string& name);
 // "GPU0 (0000:03:00.0)", "mlx5_0 (0000:05:00.0)" or the bus id alone.
-std::string endpoint_label(const model::System& system, const std::string& pci_bdf, const std::optional<std::string>& nic);
+std::string endpoint_label(const model::System& system, const std::string& pci_bdf,
+                           const std::optional<std::string>& nic);
 // "GPU0 (0000:03:00.0) - mlx5_0 (0000:05:00.0), PIX".
 std::string path_label(const model::System& system, const model::PciPath& path);
 // True for a path whose peer traffic crosses PCIe: every GPU-NIC path, and GPU pairs without NVLink.
@@ -24,8 +25,10 @@ bool turns_in_switch(const model::PciPath& path);
 
 // The switch ports of a path that redirect peer requests (ACS ReqRedir/CmpltRedir on), and those whose ACS could
 // not be read.
-std::vector<const model::PciFunctionEvidence*> redirecting_ports(const model::HostEvidence& evidence, const model::PciPath& path);
-std::vector<const model::PciFunctionEvidence*> unread_switch_ports(const model::HostEvidence& evidence, const model::PciPath& path);
+std::vector<const model::PciFunctionEvidence*> redirecting_ports(const model::HostEvidence& evidence,
+                                                                 const model::PciPath& path);
+std::vector<const model::PciFunctionEvidence*> unread_switch_ports(const model::HostEvidence& evidence,
+                                                                   const model::PciPath& path);
 
 // "5.15.0-91-generic" -> 515; nullopt when it is not a release.
 std::optional<int> kernel_version_code(const std::string& release);

@@ -27,8 +27,8 @@ P2pGate path_against_level(const Evidence& evidence, const PairView& pair, const
   if (!type) return P2pGate{"path vs P2P level", "unknown", "path type not known"};
   const auto overridden = p2p_level_override(env);
   const int level = overridden.value_or(default_p2p_level());
-  const std::string text = fmt::format("path {} {} level {}{}", path, *type <= level ? "<=" : ">", path_type_name(level),
-                                       overridden ? "" : " (default)");
+  const std::string text = fmt::format("path {} {} level {}{}", path, *type <= level ? "<=" : ">",
+                                       path_type_name(level), overridden ? "" : " (default)");
   return P2pGate{"path vs P2P level", *type <= level ? "open" : "closed", text};
 }
 
@@ -54,7 +54,9 @@ P2pGate pcie_detours(const model::System& system, const PairView& pair) {
   const model::Gpu* b = system.gpu_by_cuda_ordinal(pair.b);
   for (const auto& path : host.pci_paths) {
     if (path.nic || a == nullptr || b == nullptr) continue;
-    if (!((path.from_bdf == a->pci_bdf && path.to_bdf == b->pci_bdf) || (path.from_bdf == b->pci_bdf && path.to_bdf == a->pci_bdf))) continue;
+    if (!((path.from_bdf == a->pci_bdf && path.to_bdf == b->pci_bdf) ||
+          (path.from_bdf == b->pci_bdf && path.to_bdf == a->pci_bdf)))
+      continue;
     std::vector<std::string> detours;
     if (turns_in_switch(path)) {
       for (const auto* port : redirecting_ports(host, path)) detours.push_back("ACS redirect at " + port->pci_bdf);
@@ -66,7 +68,8 @@ P2pGate pcie_detours(const model::System& system, const PairView& pair) {
       }
     }
     if (!detours.empty()) return P2pGate{"ACS/IOMMU", "detoured", join(detours, ", ")};
-    if (turns_in_switch(path) && !unread_switch_ports(host, path).empty()) return P2pGate{"ACS/IOMMU", "unknown", "ACS not readable (not root)"};
+    if (turns_in_switch(path) && !unread_switch_ports(host, path).empty())
+      return P2pGate{"ACS/IOMMU", "unknown", "ACS not readable (not root)"};
     return P2pGate{"ACS/IOMMU", "open", "no redirect, IOMMU " + host.iommu.mode};
   }
   return P2pGate{"ACS/IOMMU", "unknown", "the pair's PCIe path was not read"};
@@ -75,7 +78,7 @@ P2pGate pcie_detours(const model::System& system, const PairView& pair) {
 P2pGate cuda_access(const PairView& pair) {
   if (!pair.cuda_peer_access) return P2pGate{"CUDA peer access", "unknown", "not read"};
   return P2pGate{"CUDA peer access", *pair.cuda_peer_access ? "open" : "closed",
-          fmt::format("cudaDeviceCanAccessPeer = {}", *pair.cuda_peer_access ? 1 : 0)};
+                 fmt::format("cudaDeviceCanAccessPeer = {}", *pair.cuda_peer_access ? 1 : 0)};
 }
 
 // The pairs CUDA shows, or, for a topology file alone, the model's GPU pairs by rank.
@@ -112,7 +115,8 @@ std::vector<P2pTrail> p2p_trails(const Context& context) {
   std::vector<P2pTrail> trails;
   for (const auto& pair : pairs_of(evidence)) {
     if (from_system && (evidence.gpu(pair.a) == nullptr || evidence.gpu(pair.b) == nullptr)) continue;
-    trails.push_back({pair.a, pair.b,
+    trails.push_back({pair.a,
+                      pair.b,
                       {user_variables(context.user_env), path_against_level(evidence, pair, context.user_env),
                        nvml_status(pair), pcie_detours(evidence.system, pair), cuda_access(pair)}});
   }
@@ -121,11 +125,13 @@ std::vector<P2pTrail> p2p_trails(const Context& context) {
 
 std::string p2p_trail_line(const P2pTrail& trail) {
   std::vector<std::string> gates;
-  for (const auto& gate : trail.gates) gates.push_back(fmt::format("{} {} ({})", gate.name, gate.status, gate.evidence));
+  for (const auto& gate : trail.gates)
+    gates.push_back(fmt::format("{} {} ({})", gate.name, gate.status, gate.evidence));
   const P2pGate* stop = trail.first_stop();
-  const std::string verdict = stop == nullptr ? "P2P on"
-                              : fmt::format("P2P {} at {} ({})", stop->status == "closed" ? "off" : "detoured", stop->name,
-                                            stop->evidence);
+  const std::string verdict =
+      stop == nullptr
+          ? "P2P on"
+          : fmt::format("P2P {} at {} ({})", stop->status == "closed" ? "off" : "detoured", stop->name, stop->evidence);
   return fmt::format("GPU{}-GPU{}: {}; {}", trail.a, trail.b, verdict, join(gates, " > "));
 }
 

@@ -32,12 +32,15 @@ std::optional<Finding> rule_acs_redirects_p2p(const Context& context) {
     if (!pcie_peer_path(system, path) || !turns_in_switch(path)) continue;
     for (const auto* port : redirecting_ports(host, path)) {
       finding.evidence.push_back(fmt::format("{}: switch port {} ACSCtl {} (ACS capability at 0x{:x})",
-                                             path_label(system, path), port->pci_bdf, control_text(*port), port->acs->offset));
-      if (std::find(redirecting.begin(), redirecting.end(), port->pci_bdf) == redirecting.end()) redirecting.push_back(port->pci_bdf);
+                                             path_label(system, path), port->pci_bdf, control_text(*port),
+                                             port->acs->offset));
+      if (std::find(redirecting.begin(), redirecting.end(), port->pci_bdf) == redirecting.end())
+        redirecting.push_back(port->pci_bdf);
       add_gpu_once(finding.gpus, cuda_ordinal_at(system, path.from_bdf));
       add_gpu_once(finding.gpus, cuda_ordinal_at(system, path.to_bdf));
     }
-    for (const auto* port : unread_switch_ports(host, path)) unread.insert(port->pci_bdf + ": " + port->extended_config_reason);
+    for (const auto* port : unread_switch_ports(host, path))
+      unread.insert(port->pci_bdf + ": " + port->extended_config_reason);
   }
   for (const auto& line : unread) finding.evidence.push_back("ACS not known for switch port " + line);
   if (finding.evidence.empty()) return std::nullopt;
@@ -47,14 +50,16 @@ std::optional<Finding> rule_acs_redirects_p2p(const Context& context) {
   if (redirecting.empty()) {
     finding.severity = Severity::kInfo;
     finding.title = fmt::format("ACS of {} PCIe switch port(s) on GPU peer paths could not be read", unread.size());
-    finding.explanation = "Whether these switch ports redirect peer traffic to the root complex is in the extended "
-                          "PCIe config space, which only root can read.";
+    finding.explanation =
+        "Whether these switch ports redirect peer traffic to the root complex is in the extended "
+        "PCIe config space, which only root can read.";
     finding.cause = "linkscope ran without root (or the capture was taken without root)";
     finding.next_command = "sudo linkscope topo --format json  (or: sudo lspci -vvv | grep -E '^[0-9a-f]|ACSCtl')";
     return finding;
   }
   finding.severity = Severity::kWarning;
-  finding.title = fmt::format("PCIe ACS redirects peer traffic to the root complex at {} switch port(s)", redirecting.size());
+  finding.title =
+      fmt::format("PCIe ACS redirects peer traffic to the root complex at {} switch port(s)", redirecting.size());
   finding.explanation =
       "With ACS Request/Completion Redirect on, a PCIe switch sends peer-to-peer requests up to the root complex "
       "(and its IOMMU) instead of across the switch: GPU peer copies and GPUDirect RDMA lose bandwidth, or hang "
@@ -68,9 +73,10 @@ std::optional<Finding> rule_acs_redirects_p2p(const Context& context) {
   }
   std::string boot;
   for (const auto& bdf : redirecting) boot += (boot.empty() ? "" : ";") + bdf;
-  finding.next_command = fmt::format("{}  (shows ACSCtl); to clear until reboot: {}; to keep it off: boot with "
-                                     "pci=disable_acs_redir={} or disable ACS in the BIOS (in a VM: on the host)",
-                                     show, clear, boot);
+  finding.next_command = fmt::format(
+      "{}  (shows ACSCtl); to clear until reboot: {}; to keep it off: boot with "
+      "pci=disable_acs_redir={} or disable ACS in the BIOS (in a VM: on the host)",
+      show, clear, boot);
   return finding;
 }
 

@@ -25,7 +25,8 @@ std::optional<Finding> rule_gdr_unavailable(const Context& context) {
   const model::System& system = context.evidence.system;
   if (!system.host_evidence) return std::nullopt;
   const model::HostEvidence& host = *system.host_evidence;
-  const bool any_rdma = std::any_of(system.nics.begin(), system.nics.end(), [](const model::Nic& n) { return n.kind == "infiniband"; });
+  const bool any_rdma =
+      std::any_of(system.nics.begin(), system.nics.end(), [](const model::Nic& n) { return n.kind == "infiniband"; });
   if (!any_rdma) return std::nullopt;
   Finding finding;
   finding.id = "gdr-unavailable";
@@ -41,21 +42,25 @@ std::optional<Finding> rule_gdr_unavailable(const Context& context) {
   }
   for (const auto& gpu : system.gpu_nics) {
     if (!gpu.closest || rdma_nic(system, *gpu.closest) == nullptr) continue;
-    const auto relation = std::find_if(gpu.nics.begin(), gpu.nics.end(), [&](const model::GpuNicRelation& r) { return r.name == *gpu.closest; });
+    const auto relation = std::find_if(gpu.nics.begin(), gpu.nics.end(),
+                                       [&](const model::GpuNicRelation& r) { return r.name == *gpu.closest; });
     if (relation == gpu.nics.end()) continue;
-    const std::string label = fmt::format("GPU{} - {} ({})", gpu.cuda_ordinal.value_or(-1), relation->name, relation->relation);
+    const std::string label =
+        fmt::format("GPU{} - {} ({})", gpu.cuda_ordinal.value_or(-1), relation->name, relation->relation);
     bool flagged = no_plumbing;
     // NCCL's model: the NIC's gdr flag follows the peer-memory test alone, so with dma-buf possible its "net gdr=0"
     // is not the gate; the distance rule is.
     const std::string reason = relation->gdr_reason.value_or("");
-    if (relation->nccl_net && relation->gdr_write == std::string("Disabled") && reason.find("gdr=0") == std::string::npos) {
+    if (relation->nccl_net && relation->gdr_write == std::string("Disabled") &&
+        reason.find("gdr=0") == std::string::npos) {
       finding.evidence.push_back(fmt::format("{}: NCCL's model turns GPUDirect RDMA off: {}", label, reason));
       distance = flagged = true;
     }
-    if (const model::PciPath* path = path_between(host, gpu.pci_bdf, relation->name); path != nullptr && turns_in_switch(*path)) {
+    if (const model::PciPath* path = path_between(host, gpu.pci_bdf, relation->name);
+        path != nullptr && turns_in_switch(*path)) {
       for (const auto* port : redirecting_ports(host, *path)) {
-        finding.evidence.push_back(fmt::format("{}: ACS redirect on switch port {} sends its traffic to the root complex",
-                                               label, port->pci_bdf));
+        finding.evidence.push_back(fmt::format(
+            "{}: ACS redirect on switch port {} sends its traffic to the root complex", label, port->pci_bdf));
         acs = flagged = true;
       }
     }
@@ -66,7 +71,8 @@ std::optional<Finding> rule_gdr_unavailable(const Context& context) {
   const auto level = context.user_env.find("NCCL_NET_GDR_LEVEL");
   if (level != context.user_env.end()) finding.evidence.push_back("NCCL_NET_GDR_LEVEL=" + level->second);
   finding.severity = Severity::kWarning;
-  finding.title = fmt::format("GPUDirect RDMA is unavailable for {} GPU(s) and their nearest RDMA NIC", finding.gpus.size());
+  finding.title =
+      fmt::format("GPUDirect RDMA is unavailable for {} GPU(s) and their nearest RDMA NIC", finding.gpus.size());
   finding.explanation =
       "Without GPUDirect RDMA NCCL's network transport stages every message through host memory: inter-node "
       "bandwidth drops and CPU load rises. NCCL uses it when a peer-memory client (nvidia_peermem) is registered or "
@@ -86,8 +92,9 @@ std::optional<Finding> rule_gdr_unavailable(const Context& context) {
   }
   for (const auto& c : causes) finding.cause += (finding.cause.empty() ? "" : "; ") + c;
   for (const auto& n : next) finding.next_command += n + "; ";
-  finding.next_command += "check with NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,NET (\"GPU Direct RDMA Enabled\", GDRDMA in "
-                          "the channel lines)";
+  finding.next_command +=
+      "check with NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,NET (\"GPU Direct RDMA Enabled\", GDRDMA in "
+      "the channel lines)";
   return finding;
 }
 

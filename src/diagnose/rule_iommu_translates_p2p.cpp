@@ -28,7 +28,8 @@ std::optional<Finding> rule_iommu_translates_p2p(const Context& context) {
     if (!translated(from) && !translated(to)) continue;
     ++paths;
     const auto group = [](const model::IommuDevice* d) {
-      return d != nullptr && d->group ? fmt::format("group {} {}", *d->group, d->type.value_or("?")) : std::string("no group");
+      return d != nullptr && d->group ? fmt::format("group {} {}", *d->group, d->type.value_or("?"))
+                                      : std::string("no group");
     };
     finding.evidence.push_back(fmt::format("{}: IOMMU {} / {}", path_label(system, path), group(from), group(to)));
     add_gpu_once(finding.gpus, cuda_ordinal_at(system, path.from_bdf));
@@ -37,10 +38,11 @@ std::optional<Finding> rule_iommu_translates_p2p(const Context& context) {
   if (paths == 0) return std::nullopt;
   std::sort(finding.gpus.begin(), finding.gpus.end());
   const std::string options = join(host.iommu.cmdline_options, " ");
-  finding.evidence.insert(finding.evidence.begin(),
-                          fmt::format("IOMMU mode translated ({}); units: {}; kernel command line: {}", host.iommu.mode_basis,
-                                      host.iommu.units.empty() ? "none listed" : join(host.iommu.units, " "),
-                                      options.empty() ? "no IOMMU option" : options));
+  finding.evidence.insert(
+      finding.evidence.begin(),
+      fmt::format("IOMMU mode translated ({}); units: {}; kernel command line: {}", host.iommu.mode_basis,
+                  host.iommu.units.empty() ? "none listed" : join(host.iommu.units, " "),
+                  options.empty() ? "no IOMMU option" : options));
   finding.numbers["paths"] = paths;
   finding.severity = Severity::kWarning;
   finding.title = fmt::format("the IOMMU translates peer traffic on {} PCIe GPU path(s)", paths);
@@ -49,8 +51,9 @@ std::optional<Finding> rule_iommu_translates_p2p(const Context& context) {
       "between GPUs or between a GPU and an RDMA NIC go up to the root complex to be translated: P2P and GPUDirect "
       "RDMA lose bandwidth or fail. Passthrough keeps the IOMMU for VMs and devices that need it.";
   finding.cause = "the kernel's default DMA domain is translated (no iommu=pt on the command line)";
-  finding.next_command = "cat /proc/cmdline; cat /sys/kernel/iommu_groups/*/type; for passthrough add iommu=pt "
-                         "(Intel: intel_iommu=on iommu=pt) to the kernel command line and reboot";
+  finding.next_command =
+      "cat /proc/cmdline; cat /sys/kernel/iommu_groups/*/type; for passthrough add iommu=pt "
+      "(Intel: intel_iommu=on iommu=pt) to the kernel command line and reboot";
   return finding;
 }
 

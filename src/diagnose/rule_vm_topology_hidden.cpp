@@ -27,17 +27,19 @@ std::optional<Finding> rule_vm_topology_hidden(const Context& context) {
   }
   for (const auto& path : host.pci_paths) {
     if (path.nic || !pcie_peer_path(system, path)) continue;
-    finding.evidence.push_back(fmt::format("{}: no NVLink; the PCIe path the guest shows is the hypervisor's, not the host's",
-                                           path_label(system, path)));
+    finding.evidence.push_back(fmt::format(
+        "{}: no NVLink; the PCIe path the guest shows is the hypervisor's, not the host's", path_label(system, path)));
     add_gpu_once(finding.gpus, cuda_ordinal_at(system, path.from_bdf));
     add_gpu_once(finding.gpus, cuda_ordinal_at(system, path.to_bdf));
     decisive = true;
   }
   if (!vm.virtual_bridges.empty()) finding.evidence.push_back("emulated bridges: " + join(vm.virtual_bridges, ", "));
-  for (const auto& line : vm.hidden_nvlink_remotes) finding.evidence.push_back("NVLink remote not in the PCI tree: " + line);
+  for (const auto& line : vm.hidden_nvlink_remotes)
+    finding.evidence.push_back("NVLink remote not in the PCI tree: " + line);
   if (finding.evidence.empty()) return std::nullopt;
   std::string where = vm.hypervisor_flag ? "hypervisor CPU flag" : "emulated bridges";
-  if (vm.sys_vendor || vm.product_name) where += fmt::format("; DMI: {} {}", vm.sys_vendor.value_or(""), vm.product_name.value_or(""));
+  if (vm.sys_vendor || vm.product_name)
+    where += fmt::format("; DMI: {} {}", vm.sys_vendor.value_or(""), vm.product_name.value_or(""));
   finding.evidence.insert(finding.evidence.begin(), "virtual machine: " + where);
   finding.severity = decisive ? Severity::kWarning : Severity::kInfo;
   finding.title = decisive ? "this VM hides topology NCCL's decisions depend on"
@@ -47,8 +49,9 @@ std::optional<Finding> rule_vm_topology_hidden(const Context& context) {
       "emulated bridges replace the host's PCIe switches, so P2P and GPUDirect RDMA levels are judged on a path that "
       "does not exist. NVLinked GPUs keep their NVLink paths either way.";
   finding.cause = "the hypervisor passes GPUs through without the host's PCIe and NUMA structure";
-  finding.next_command = "linkscope topo --dump-xml topo.xml; set the GPUs' and NICs' CPU (NUMA) and PCIe switch "
-                         "placement in it from the host's `nvidia-smi topo -m`; export NCCL_TOPO_FILE=$PWD/topo.xml";
+  finding.next_command =
+      "linkscope topo --dump-xml topo.xml; set the GPUs' and NICs' CPU (NUMA) and PCIe switch "
+      "placement in it from the host's `nvidia-smi topo -m`; export NCCL_TOPO_FILE=$PWD/topo.xml";
   return finding;
 }
 

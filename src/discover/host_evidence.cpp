@@ -11,7 +11,8 @@ namespace {
 std::vector<model::SharedNodeGuid> shared_node_guids(const std::vector<NicDevice>& nics) {
   std::map<std::string, std::vector<std::string>> by_guid;
   for (const auto& nic : nics) {
-    if (nic.kind == "infiniband" && nic.node_guid && !nic.node_guid->empty()) by_guid[*nic.node_guid].push_back(nic.name);
+    if (nic.kind == "infiniband" && nic.node_guid && !nic.node_guid->empty())
+      by_guid[*nic.node_guid].push_back(nic.name);
   }
   std::vector<model::SharedNodeGuid> shared;
   for (auto& [guid, names] : by_guid) {

@@ -16,7 +16,8 @@ HostFacts read_host_facts(const SysfsRoot& root) {
   facts.nics = read_nics(root, facts.pci);
   facts.cpu = read_cpu_info(root);
   if (!facts.cpu) facts.warnings.push_back("no /proc/cpuinfo: CPU vendor and model unknown");
-  facts.evidence = read_host_evidence(root, facts.pci, facts.nics, facts.cpu, static_cast<int>(facts.numa_nodes.size()));
+  const int numa_nodes = static_cast<int>(facts.numa_nodes.size());
+  facts.evidence = read_host_evidence(root, facts.pci, facts.nics, facts.cpu, numa_nodes);
   const std::string links = "/sys/kernel/pci_switch_link/virtual_switch_links";
   for (const auto& bus_id : root.list(links)) {
     for (const auto& peer : root.list(links + "/" + bus_id)) {

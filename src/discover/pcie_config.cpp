@@ -9,7 +9,8 @@ namespace {
 std::optional<std::uint32_t> config_dword(std::string_view config, std::size_t offset) {
   if (offset > config.size() || config.size() - offset < 4) return std::nullopt;
   std::uint32_t value = 0;
-  for (std::size_t i = 0; i < 4; ++i) value |= static_cast<std::uint32_t>(static_cast<unsigned char>(config[offset + i])) << (8 * i);
+  for (std::size_t i = 0; i < 4; ++i)
+    value |= static_cast<std::uint32_t>(static_cast<unsigned char>(config[offset + i])) << (8 * i);
   return value;
 }
 
@@ -38,7 +39,8 @@ std::vector<ExtendedCapability> extended_capabilities(std::string_view config) {
          seen.insert(offset).second) {
     const auto header = config_dword(config, offset);
     if (!header || *header == 0 || *header == 0xffffffffu) break;
-    caps.push_back({static_cast<std::uint16_t>(*header & 0xffffu), static_cast<std::uint8_t>((*header >> 16) & 0xfu), offset});
+    caps.push_back(
+        {static_cast<std::uint16_t>(*header & 0xffffu), static_cast<std::uint8_t>((*header >> 16) & 0xfu), offset});
     offset = *header >> 20;
   }
   return caps;
@@ -54,8 +56,8 @@ std::optional<AcsRegisters> acs_registers(std::string_view config) {
 }
 
 std::vector<std::string> acs_bit_names(std::uint16_t bits) {
-  static const char* const kNames[] = {"SrcValid", "TransBlk", "ReqRedir", "CmpltRedir", "UpstreamFwd", "EgressCtrl",
-                                       "DirectTrans"};
+  static const char* const kNames[] = {"SrcValid",    "TransBlk",   "ReqRedir",   "CmpltRedir",
+                                       "UpstreamFwd", "EgressCtrl", "DirectTrans"};
   std::vector<std::string> names;
   for (int bit = 0; bit < 7; ++bit) {
     if (bits & (1u << bit)) names.emplace_back(kNames[bit]);

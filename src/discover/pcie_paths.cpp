@@ -47,7 +47,8 @@ model::PciFunctionEvidence pci_function_evidence(const SysfsRoot& root, const Pc
   } else {
     out.extended_config = true;
     if (const auto acs = acs_registers(*config)) {
-      out.acs = model::PcieAcs{static_cast<int>(acs->offset), acs_bit_names(acs->capability), acs_bit_names(acs->control)};
+      out.acs =
+          model::PcieAcs{static_cast<int>(acs->offset), acs_bit_names(acs->capability), acs_bit_names(acs->control)};
     }
     if (const auto ats = ats_registers(*config)) out.ats = model::PcieAts{static_cast<int>(ats->offset), ats->enabled};
   }

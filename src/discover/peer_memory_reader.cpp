@@ -18,8 +18,8 @@ model::PeerMemory read_peer_memory(const SysfsRoot& root) {
   }
   out.memory_peers = root.list("/sys/kernel/mm/memory_peers");
   // NCCL's IB transport asks exactly these files before it marks a NIC gdr="1".
-  for (const char* path : {"/sys/kernel/mm/memory_peers/nv_mem/version", "/sys/kernel/mm/memory_peers/nv_mem_nc/version",
-                           "/sys/module/nvidia_peermem/version"}) {
+  for (const char* path : {"/sys/kernel/mm/memory_peers/nv_mem/version",
+                           "/sys/kernel/mm/memory_peers/nv_mem_nc/version", "/sys/module/nvidia_peermem/version"}) {
     if (root.exists(path)) out.registered = true;
   }
   out.kernel_release = root.read_attribute("/proc/sys/kernel/osrelease");

@@ -220,7 +220,9 @@ std::vector<std::string> hidden_nvlink_remotes(const SystemFacts& facts) {
       const std::string remote = canonical_bdf(*link.remote_bus_id).value_or(*link.remote_bus_id);
       if (facts.host.pci.find(remote) == nullptr) ++links_to[remote];
     }
-    for (const auto& [remote, count] : links_to) hidden.push_back(fmt::format("{}: {} active link(s) to {}", gpu.pci_bdf, count, remote));
+    for (const auto& [remote, count] : links_to) {
+      hidden.push_back(fmt::format("{}: {} active link(s) to {}", gpu.pci_bdf, count, remote));
+    }
   }
   return hidden;
 }

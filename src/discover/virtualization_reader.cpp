@@ -28,7 +28,8 @@ model::Virtualization read_virtualization(const SysfsRoot& root, const PciTree& 
   out.product_name = root.read_attribute("/sys/class/dmi/id/product_name");
   for (const auto& device : pci.devices()) {
     if (is_virtual_bridge(device)) {
-      out.virtual_bridges.push_back(fmt::format("{} ({}:{})", device.bdf, device.vendor->substr(2), device.device->substr(2)));
+      out.virtual_bridges.push_back(
+          fmt::format("{} ({}:{})", device.bdf, device.vendor->substr(2), device.device->substr(2)));
     }
   }
   for (const auto& bdf : nvidia_gpu_bdfs(pci)) {

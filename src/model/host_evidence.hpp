@@ -42,7 +42,7 @@ struct PciFunctionEvidence {
 // The ports peer traffic between a GPU and another GPU or a NIC crosses when it does not turn at a common switch:
 // the ancestors of each end that the other end does not share.
 struct PciPath {
-  std::string from_bdf, to_bdf;  // from: a GPU; to: a GPU or a NIC
+  std::string from_bdf, to_bdf;    // from: a GPU; to: a GPU or a NIC
   std::optional<std::string> nic;  // the RDMA device name when `to` is a NIC
   std::string relation;            // PIX, PXB, PHB, NODE, SYS (the PCI tree's, without NVLink)
   std::vector<std::string> ports;  // BDFs, from `from` up and down to `to`
@@ -65,19 +65,20 @@ struct Iommu {
 // GPUDirect RDMA plumbing: NCCL marks a NIC gdr="1" when a peer-memory client is registered (memory_peers or the
 // nvidia_peermem module), or uses dma-buf (Linux 5.12 and newer, NCCL_DMABUF_ENABLE not 0).
 struct PeerMemory {
-  std::vector<std::string> modules;       // loaded: "nvidia_peermem", "nv_peer_mem" (/proc/modules, /sys/module)
-  std::vector<std::string> memory_peers;  // registered clients: /sys/kernel/mm/memory_peers/* ("nv_mem")
-  bool registered = false;                // NCCL's own test (nv_mem, nv_mem_nc or nvidia_peermem version file)
+  std::vector<std::string> modules;           // loaded: "nvidia_peermem", "nv_peer_mem" (/proc/modules, /sys/module)
+  std::vector<std::string> memory_peers;      // registered clients: /sys/kernel/mm/memory_peers/* ("nv_mem")
+  bool registered = false;                    // NCCL's own test (nv_mem, nv_mem_nc or nvidia_peermem version file)
   std::optional<std::string> kernel_release;  // /proc/sys/kernel/osrelease (dma-buf needs 5.12: diagnose judges it)
 };
 
 struct Virtualization {
-  bool hypervisor_flag = false;  // /proc/cpuinfo flags
+  bool hypervisor_flag = false;                         // /proc/cpuinfo flags
   std::optional<std::string> sys_vendor, product_name;  // /sys/class/dmi/id
-  std::vector<std::string> virtual_bridges;  // "0000:81:00.0 (104c:8232)": bridges hypervisors emulate
-  std::vector<std::string> gpus_without_numa;  // GPU BDFs whose numa_node is -1
-  std::vector<std::string> hidden_nvlink_remotes;  // "GPU0 link 3 -> ffffffff:ff:ff.0": remotes not in the PCI tree
-  int numa_nodes = 0;                               // NUMA nodes the guest sees
+  std::vector<std::string> virtual_bridges;             // "0000:81:00.0 (104c:8232)": bridges hypervisors emulate
+  std::vector<std::string> gpus_without_numa;           // GPU BDFs whose numa_node is -1
+  // "0000:00:06.0: 18 active link(s) to fffffff:ff:ff.0": NVLink remotes NVML names that the PCI tree lacks
+  std::vector<std::string> hidden_nvlink_remotes;
+  int numa_nodes = 0;                              // NUMA nodes the guest sees
   bool is_vm() const;
 };
 

@@ -521,8 +521,8 @@ std::string render_topo_live_text(const model::Run& run) {
   if (!peers.empty()) out += "\nCUDA peer access (cudaDeviceCanAccessPeer, performance rank; by CUDA ordinal):\n" + peers;
   const std::string trails = p2p_trail_lines(run);
   if (!trails.empty()) {
-    out += "\nWhy P2P is off or detoured (gates in order: user variables, path vs P2P level, NVML P2P status, ACS/IOMMU, "
-           "CUDA peer access; the first that closed is named):\n" + trails;
+    out += "\nWhy P2P is off or detoured (gates in order: user variables, path vs P2P level, NVML P2P status, "
+           "ACS/IOMMU, CUDA peer access; the first that closed is named):\n" + trails;
   }
   out += "\nNUMA nodes:\n" + numa_lines(system);
   out += "\nNetwork devices:\n" + nic_lines(system);

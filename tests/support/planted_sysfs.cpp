@@ -81,8 +81,10 @@ std::string PlantedSysfs::pci_directory(const std::string& bdf) const {
   return "/" + fs::canonical(bus_link).lexically_relative(fs::canonical(root())).string();
 }
 
-void PlantedSysfs::add_pci_function(const std::string& parent_bdf, const std::string& bdf, const PlantedPci& ids) const {
-  const std::string dir = (parent_bdf.empty() ? std::string("/sys/devices/pci0000:00") : pci_directory(parent_bdf)) + "/" + bdf;
+void PlantedSysfs::add_pci_function(const std::string& parent_bdf, const std::string& bdf,
+                                    const PlantedPci& ids) const {
+  const std::string dir =
+      (parent_bdf.empty() ? std::string("/sys/devices/pci0000:00") : pci_directory(parent_bdf)) + "/" + bdf;
   write(dir + "/class", ids.class_id + "\n");
   write(dir + "/vendor", ids.vendor + "\n");
   write(dir + "/device", ids.device + "\n");
@@ -95,7 +97,8 @@ void PlantedSysfs::add_pci_function(const std::string& parent_bdf, const std::st
   link("/sys/bus/pci/devices/" + bdf, dir);
 }
 
-void PlantedSysfs::move_pci_function(const std::string& bdf, const std::string& parent_bdf, const std::string& new_bdf) const {
+void PlantedSysfs::move_pci_function(const std::string& bdf, const std::string& parent_bdf,
+                                     const std::string& new_bdf) const {
   const std::string from = pci_directory(bdf);
   const std::string to = pci_directory(parent_bdf) + "/" + new_bdf;
   fs::rename(host_path(from), host_path(to));
@@ -130,7 +133,8 @@ void PlantedSysfs::plant_pcie_switch_with_gpus_and_nic() const {
   }
   move_pci_function("0000:00:06.0", "0000:02:00.0", "0000:03:00.0");
   move_pci_function("0000:00:07.0", "0000:02:01.0", "0000:04:00.0");
-  for (const char* gpu : {"0000:03:00.0", "0000:04:00.0"}) set_config(gpu, pcie_config_space(0x10de, 0x2335, std::nullopt, false));
+  for (const char* gpu : {"0000:03:00.0", "0000:04:00.0"})
+    set_config(gpu, pcie_config_space(0x10de, 0x2335, std::nullopt, false));
   add_pci_function("0000:02:02.0", "0000:05:00.0", {"0x020700", "0x15b3", "0x1021", -1});
   set_config("0000:05:00.0", pcie_config_space(0x15b3, 0x1021, std::nullopt, false));
   add_rdma_device("mlx5_0", "0000:05:00.0", "0c42:a103:0012:3456");

@@ -25,7 +25,7 @@ std::string pcie_config_space(std::uint16_t vendor, std::uint16_t device, std::o
                               std::optional<bool> ats);
 
 struct PlantedPci {
-  std::string class_id;  // "0x060400"
+  std::string class_id;        // "0x060400"
   std::string vendor, device;  // "0x10b5", "0xc010"
   int numa_node = -1;
 };

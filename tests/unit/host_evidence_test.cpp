@@ -36,7 +36,8 @@ model::Run planted_run(const PlantedSysfs& planted, const PlantedMachine& machin
   }
   const Environment env = Environment::from_map(machine.env);
   LiveDiscovery live;
-  live.facts = assemble_system_facts(read_host_facts(SysfsRoot(planted.root())), nvml, test::h200x2_cuda_snapshot(nvml, {0, 1}), env);
+  live.facts = assemble_system_facts(read_host_facts(SysfsRoot(planted.root())), nvml,
+                                     test::h200x2_cuda_snapshot(nvml, {0, 1}), env);
   live.synthesized = synthesize_topology_xml(live.facts, env);
   const LiveModelCheck check = check_live_model(live, env, test::nccl_2_28_9());
   return topo_live_run(live, check, env, {"linkscope", "topo"});
@@ -56,13 +57,15 @@ std::string all_evidence(const model::Finding& finding) {
 }
 
 void expect_no_warning(const std::vector<model::Finding>& findings) {
-  for (const auto& f : findings) EXPECT_EQ(f.severity, model::Severity::kInfo) << f.id << ": " << f.title << "\n" << all_evidence(f);
+  for (const auto& f : findings)
+    EXPECT_EQ(f.severity, model::Severity::kInfo) << f.id << ": " << f.title << "\n" << all_evidence(f);
 }
 
 // ---- the capability walker ----------------------------------------------------------------------------------
 
 TEST(PcieConfig, FindsAcsAndAtsInTheExtendedList) {
-  const std::string config = test::pcie_config_space(0x10b5, 0xc010, test::kAcsRequestRedirect | test::kAcsCompletionRedirect, true);
+  const std::string config =
+      test::pcie_config_space(0x10b5, 0xc010, test::kAcsRequestRedirect | test::kAcsCompletionRedirect, true);
   const auto caps = extended_capabilities(config);
   ASSERT_EQ(caps.size(), 2u);
   EXPECT_EQ(caps[0].id, kExtCapAcs);
@@ -208,10 +211,11 @@ TEST(HostEvidenceRules, AcsRedirectOnASwitchPortOfAGpuNicPath) {
   ASSERT_TRUE(planted.ok()) << planted.error();
   planted.plant_pcie_switch_with_gpus_and_nic();
   planted.write("/sys/module/nvidia_peermem/version", "570.86.15\n");
-  planted.set_config("0000:02:02.0", test::pcie_config_space(0x10b5, 0xc010,
-                                                             test::kAcsSourceValidation | test::kAcsRequestRedirect |
-                                                                 test::kAcsCompletionRedirect | test::kAcsUpstreamForwarding,
-                                                             std::nullopt));
+  planted.set_config("0000:02:02.0",
+                     test::pcie_config_space(0x10b5, 0xc010,
+                                             test::kAcsSourceValidation | test::kAcsRequestRedirect |
+                                                 test::kAcsCompletionRedirect | test::kAcsUpstreamForwarding,
+                                             std::nullopt));
   const auto findings = diagnose::find_problems(planted_run(planted, kSwitchedGpus));
   const model::Finding* acs = find(findings, "acs-redirects-p2p");
   ASSERT_NE(acs, nullptr);
@@ -254,7 +258,8 @@ TEST(HostEvidenceRules, AcsNotReadableWithoutRootIsSaidNotGuessed) {
   ASSERT_TRUE(planted.ok()) << planted.error();
   planted.plant_pcie_switch_with_gpus_and_nic();
   planted.write("/sys/module/nvidia_peermem/version", "570.86.15\n");
-  planted.set_config("0000:02:02.0", test::pcie_config_space(0x10b5, 0xc010, test::kAcsRequestRedirect, std::nullopt).substr(0, 64));
+  planted.set_config("0000:02:02.0",
+                     test::pcie_config_space(0x10b5, 0xc010, test::kAcsRequestRedirect, std::nullopt).substr(0, 64));
   const auto findings = diagnose::find_problems(planted_run(planted, kSwitchedGpus));
   const model::Finding* acs = find(findings, "acs-redirects-p2p");
   ASSERT_NE(acs, nullptr);
@@ -378,11 +383,12 @@ TEST(HostEvidenceTrail, PcieGpusOnTheRootBusStopAtTheLevelGate) {
   PlantedMachine pcie_only;
   pcie_only.nvlinks = false;
   const std::string text = report::render_topo_live_text(planted_run(planted, pcie_only));
-  EXPECT_NE(text.find("\n  GPU0-GPU1: P2P off at path vs P2P level (path PHB > level PXB (default)); user variables open "
-                      "(none set) > path vs P2P level closed (path PHB > level PXB (default)) > NVML P2P status open "
-                      "(read OK) > ACS/IOMMU open (no redirect, IOMMU off) > CUDA peer access open "
-                      "(cudaDeviceCanAccessPeer = 1)\n"),
-            std::string::npos)
+  EXPECT_NE(
+      text.find("\n  GPU0-GPU1: P2P off at path vs P2P level (path PHB > level PXB (default)); user variables open "
+                "(none set) > path vs P2P level closed (path PHB > level PXB (default)) > NVML P2P status open "
+                "(read OK) > ACS/IOMMU open (no redirect, IOMMU off) > CUDA peer access open "
+                "(cudaDeviceCanAccessPeer = 1)\n"),
+      std::string::npos)
       << text;
   // The healthy VM's NVLinked pair passes every gate: no section.
   EXPECT_EQ(report::render_topo_live_text(planted_run(planted)).find("Why P2P is off"), std::string::npos);
