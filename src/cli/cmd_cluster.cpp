@@ -27,9 +27,12 @@
 #include "core/text.hpp"
 #include "core/terminal_text.hpp"
 #include "discover/live_system.hpp"
+#include "fleet/baseline.hpp"
+#include "fleet/fleet_judge.hpp"
 #include "model/run.hpp"
 #include "model/run_file.hpp"
 #include "platform/mpi_session.hpp"
+#include "report/fleet_section.hpp"
 #include "report/cluster_tables.hpp"
 #include "report/prometheus_report.hpp"
 #include "runtime/launch_environment.hpp"
@@ -40,6 +43,7 @@ namespace linkscope::cli {
 namespace {
 
 struct ClusterOptions {
+  std::string baseline_path;  // --baseline FILE: judge the pairs against a fleet baseline (src/fleet)
   std::string min_bytes = "1M";
   std::string max_bytes = "256M";
   double step_factor = 16;
@@ -79,6 +83,9 @@ int run_cluster(const ClusterOptions& options) {
                      "size, against which each group is judged");
   }
   if (!options.isolate && options.expect_gbps != 0) throw UsageError("--expect-gbps is for --isolate");
+  // Read before anything is measured: a bad baseline is a one-line error on every rank, not a lost job.
+  std::optional<fleet::Baseline> baseline;
+  if (!options.baseline_path.empty()) baseline = fleet::read_baseline_file(options.baseline_path);
   const Environment env = Environment::from_process();
   const auto launch = runtime::detect_launch(env);
   if (!launch.parallel()) {
@@ -139,6 +146,7 @@ int run_cluster(const ClusterOptions& options) {
     cluster::add_hosts_to_system(run.system, *hosts);
     run.measurements.cross_host = *cross;
     cluster::record_cross_host_errors(run, *cross);
+    if (baseline) run.fleet = fleet::judge_against_baseline(run, *baseline, options.baseline_path);
 
     if (options.format == "json") {
       std::fputs(model::run_text(run).c_str(), stdout);
@@ -146,6 +154,7 @@ int run_cluster(const ClusterOptions& options) {
       write_text_stdout(fmt::format("linkscope cluster: {} host(s), {} rank(s) under MPI ({})\n\n{}\n{}",
                                     roster.hosts.size(), roster.world_size, launch.launcher,
                                     report::render_hosts_text(run), report::render_cross_host_text(run)));
+      if (run.fleet) write_text_stdout("\n" + report::render_fleet_text(*run.fleet));
     }
     std::fflush(stdout);
     if (!options.output_file.empty()) model::write_run_file(options.output_file, run);
@@ -207,6 +216,10 @@ Command add_cluster_command(CLI::App& parent, const std::vector<std::string>& ar
       ->check(CLI::IsMember({"text", "json"}))
       ->capture_default_str();
   app->add_option("--output", options->output_file, "also write the Run document (JSON) to this file (rank 0)")
+      ->check(non_empty_path());
+  app->add_option("--baseline", options->baseline_path,
+                  "judge the host pairs against a fleet baseline (`linkscope baseline`): the Fleet section names the "
+                  "pairs outside their machine type's spread")
       ->check(non_empty_path());
   app->add_option("--prometheus", options->prometheus_file,
                   "also write the run as a node-exporter textfile (FILE.prom), atomically (rank 0)")

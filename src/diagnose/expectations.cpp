@@ -168,6 +168,17 @@ constexpr std::array<ThresholdEntry, static_cast<std::size_t>(Threshold::kCount)
      "with a MAD of 0 the relative deviation decides alone",
      "Iglewicz and Hoaglin (1993), How to Detect and Handle Outliers: modified z-scores above 3.5 are potential "
      "outliers; 1.4826 x MAD is the standard deviation of normal data"},
+    {Threshold::kDmabufMinKernel, "dmabuf_min_kernel", 512, "kernel",
+     "gdr-unavailable: dma-buf can carry GPUDirect RDMA from this kernel release on (NCCL_DMABUF_ENABLE not 0)",
+     "Linux 5.12 added dma-buf import to RDMA memory registration (ib_umem_dmabuf); NCCL checks it at run time"},
+    {Threshold::kNicNearerSteps, "nic_nearer_steps", 1, "count",
+     "nic-not-nearest: an RDMA NIC this many relation steps (PIX, PXB, PHB, NODE, SYS) nearer to a GPU than the NIC "
+     "NCCL would use for it",
+     "NCCL picks the NICs nearest each GPU among its NET devices; a nearer NIC outside them is excluded or down"},
+    {Threshold::kVmNumaNodesForPlacement, "vm_numa_nodes_for_placement", 2, "count",
+     "vm-topology-hidden: a guest with at least this many NUMA nodes and a GPU whose numa_node is -1 (NCCL cannot "
+     "place the GPU on a CPU)",
+     "h200x2 VM: 1 NUMA node, GPUs numa_node -1, NVLinked: healthy; with 2 nodes NCCL attaches every GPU to one CPU"},
 }};
 
 constexpr bool table_is_in_enum_order() {

@@ -54,6 +54,9 @@ enum class Threshold : std::size_t {
   kLocalCopyShareOfMemoryRate,
   kFleetRelativeDeviation,
   kFleetRobustZ,
+  kDmabufMinKernel,
+  kNicNearerSteps,
+  kVmNumaNodesForPlacement,
   kCount
 };
 
@@ -61,7 +64,8 @@ struct ThresholdEntry {
   Threshold key;
   std::string_view name;    // stable spelling, shown in reports and docs
   double value;
-  std::string_view unit;    // "bytes", "share", "ratio", "percent", "seconds", "ns"
+  // "bytes", "share", "ratio", "percent", "seconds", "ns", "count", "kernel" (a release as major*100+minor)
+  std::string_view unit;
   std::string_view meaning;
   std::string_view source;  // where the number comes from
 };

@@ -23,6 +23,16 @@ const std::vector<Rule>& all_rules() {
       {"p2p-unavailable", "no peer access where NVLink or a PCIe switch would allow it", &rule_p2p_unavailable},
       {"nvls-unavailable", "NVSwitch-connected GPUs NCCL cannot use NVLS on: fabric registration not done or failed "
        "(Fabric Manager), or no multicast", &rule_nvls_unavailable},
+      {"acs-redirects-p2p", "PCIe ACS redirect on a switch port that GPU peer or GPUDirect RDMA traffic turns at",
+       &rule_acs_redirects_p2p},
+      {"iommu-translates-p2p", "the IOMMU translates the DMA of GPUs or RDMA NICs whose peer traffic crosses PCIe",
+       &rule_iommu_translates_p2p},
+      {"gdr-unavailable", "GPUDirect RDMA off to a GPU's nearest RDMA NIC: no peermem nor dma-buf, distance, ACS",
+       &rule_gdr_unavailable},
+      {"nic-not-nearest", "a GPU's NCCL NIC farther than another RDMA NIC; HCA ports sharing a GUID as two rails",
+       &rule_nic_not_nearest},
+      {"vm-topology-hidden", "a VM hiding NUMA placement, PCIe switches or NVLink remotes from NCCL's topology",
+       &rule_vm_topology_hidden},
       {"ecc-errors", "uncorrected (or corrected) ECC errors, ECC counts growing during the run, retired pages and "
        "remapped rows", &rule_ecc_errors},
       {"xid-during-run", "Xid errors the driver reported while linkscope measured, with their meaning and step",

@@ -38,6 +38,10 @@ CpuInfo parse_cpuinfo(std::string_view text) {
     if (key == "processor") ++info.logical_cpus;
     if (!first_block_done && !first.count(key)) first[key] = value;
   }
+  if (first.count("flags")) {
+    const std::string flags = " " + first["flags"] + " ";
+    info.hypervisor = flags.find(" hypervisor ") != std::string::npos;
+  }
   if (first.count("vendor_id")) {
     // x86: NCCL reads CPUID leaf 1 and adds the extended family/model bits itself.
     info.arch = "x86_64";

@@ -17,6 +17,7 @@ struct CpuInfo {
   std::optional<int> model_id;
   std::string model_name;
   int logical_cpus = 0;
+  bool hypervisor = false;  // the "hypervisor" CPU flag: running in a virtual machine
 };
 
 // Parses /proc/cpuinfo text. Unknown layouts give an empty arch.

@@ -18,10 +18,8 @@ HostFacts read_host_facts(const SysfsRoot& root) {
   facts.nics = read_nics(root, facts.pci);
   facts.cpu = read_cpu_info(root);
   if (!facts.cpu) facts.warnings.push_back("no /proc/cpuinfo: CPU vendor and model unknown");
-  for (const char* path : {"/sys/kernel/mm/memory_peers/nv_mem/version", "/sys/kernel/mm/memory_peers/nv_mem_nc/version",
-                           "/sys/module/nvidia_peermem/version"}) {
-    if (root.exists(path)) facts.peer_memory_module = true;
-  }
+  const int numa_nodes = static_cast<int>(facts.numa_nodes.size());
+  facts.evidence = read_host_evidence(root, facts.pci, facts.nics, facts.cpu, numa_nodes);
   facts.nvidia_services = running_nvidia_services(root);
   const std::string links = "/sys/kernel/pci_switch_link/virtual_switch_links";
   for (const auto& bus_id : root.list(links)) {

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "discover/cpu_info.hpp"
+#include "discover/host_evidence.hpp"
 #include "discover/nic_reader.hpp"
 #include "discover/numa_reader.hpp"
 #include "discover/pci_tree.hpp"
@@ -19,9 +20,9 @@ struct HostFacts {
   std::vector<NumaNode> numa_nodes;
   std::vector<NicDevice> nics;
   std::optional<CpuInfo> cpu;
-  // A GPUDirect RDMA peer-memory module is loaded (nvidia-peermem / nv_peer_mem), as NCCL's IB transport
-  // checks before it marks a NIC gdr="1".
-  bool peer_memory_module = false;
+  // ACS/ATS on GPU paths, IOMMU, GPUDirect RDMA peer memory (evidence.peer_memory.registered is what NCCL's IB
+  // transport checks before it marks a NIC gdr="1"), virtualization.
+  model::HostEvidence evidence;
   std::vector<std::string> nvidia_services;  // running NVIDIA daemons (nvidia_services.hpp)
   // Broadcom PEX switch peer links NCCL turns into <pcilink> (/sys/kernel/pci_switch_link/virtual_switch_links).
   std::map<std::string, std::vector<std::string>> bcm_switch_links;

@@ -39,12 +39,12 @@ NetSelection select_ib(const HostFacts& host, const Environment& env) {
       device.speed_mbit_s = port.rate_gbit_s ? static_cast<int>(*port.rate_gbit_s * 1000.0) : 0;
       device.port = port.port;
       device.guid = nic.node_guid ? guid_as_nccl_prints(*nic.node_guid) : static_cast<unsigned long long>(device.dev);
-      device.gdr = host.peer_memory_module ? 1 : 0;
+      device.gdr = host.evidence.peer_memory.registered ? 1 : 0;
       selection.devices.push_back(std::move(device));
     }
   }
   if (!selection.devices.empty()) {
-    selection.notes.push_back(host.peer_memory_module
+    selection.notes.push_back(host.evidence.peer_memory.registered
                                   ? "IB NICs marked gdr=1: a GPUDirect peer-memory module is loaded"
                                   : "IB NICs marked gdr=0: no peer-memory module is loaded (NCCL may still enable "
                                     "GPUDirect RDMA through DMA-BUF, which sysfs cannot show)");

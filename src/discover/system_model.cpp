@@ -1,5 +1,7 @@
 #include "discover/system_model.hpp"
 
+#include <map>
+
 #include <fmt/format.h>
 
 #include "discover/cpu_list.hpp"
@@ -223,6 +225,25 @@ model::Nic nic_model(const NicDevice& nic) {
   return out;
 }
 
+// NVLink remotes NVML names that the PCI tree does not hold (an NVSwitch or peer a VM does not show), one line per
+// GPU and remote: "0000:00:06.0: 18 active link(s) to ffffffff:ff:ff.0".
+std::vector<std::string> hidden_nvlink_remotes(const SystemFacts& facts) {
+  std::vector<std::string> hidden;
+  for (const auto& gpu : facts.gpus) {
+    if (!gpu.nvml) continue;
+    std::map<std::string, int> links_to;
+    for (const auto& link : gpu.nvml->nvlinks) {
+      if (!link.remote_bus_id.has() || !link.active.has() || !*link.active) continue;
+      const std::string remote = canonical_bdf(*link.remote_bus_id).value_or(*link.remote_bus_id);
+      if (facts.host.pci.find(remote) == nullptr) ++links_to[remote];
+    }
+    for (const auto& [remote, count] : links_to) {
+      hidden.push_back(fmt::format("{}: {} active link(s) to {}", gpu.pci_bdf, count, remote));
+    }
+  }
+  return hidden;
+}
+
 }  // namespace
 
 model::System system_model(const SystemFacts& facts) {
@@ -264,6 +285,8 @@ model::System system_model(const SystemFacts& facts) {
     out.numa_nodes.push_back(numa);
   }
   for (const auto& nic : facts.host.nics) out.nics.push_back(nic_model(nic));
+  out.host_evidence = facts.host.evidence;
+  out.host_evidence->virtualization.hidden_nvlink_remotes = hidden_nvlink_remotes(facts);
   for (const PciDevice* device : sysfs_display_devices(facts.host)) {
     out.pci_display_devices.push_back({device->bdf, device->class_id, device->vendor, device->device,
                                        device->numa_node_id(), device->current_link_speed, device->max_link_speed,

@@ -606,6 +606,7 @@ json to_json(const System& system) {
     out["gpu_nics"] = json::array();
     for (const auto& entry : system.gpu_nics) out["gpu_nics"].push_back(gpu_nics_json(entry));
   }
+  if (system.host_evidence) out["host_evidence"] = to_json(*system.host_evidence);
   if (system.nccl_topology) out["nccl_topology"] = nccl_probe_json(*system.nccl_topology);
   if (system.discovery_seconds) {
     const DiscoverySeconds& t = *system.discovery_seconds;
@@ -704,6 +705,7 @@ System system_from_json(const JsonReader& r) {
         SynthesizedTopology{s.small_int("gpu_count").value_or(0), s.string_or("net_transport"), s.strings("notes")};
   }
   for (const auto& entry : r.array("gpu_nics")) system.gpu_nics.push_back(gpu_nics_from(entry));
+  if (r.has("host_evidence")) system.host_evidence = host_evidence_from_json(r.object("host_evidence"));
   if (r.has("nccl_topology")) system.nccl_topology = nccl_probe_from(r.object("nccl_topology"));
   if (r.has("discovery_seconds")) {
     const JsonReader t = r.object("discovery_seconds");

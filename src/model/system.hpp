@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "model/diagnosis.hpp"
+#include "model/host_evidence.hpp"
 #include "model/json_read.hpp"
 #include "model/known.hpp"
 
@@ -330,6 +331,7 @@ struct System {
   Visibility visibility;
   std::optional<SynthesizedTopology> synthesized_topology;
   std::vector<GpuNics> gpu_nics;
+  std::optional<HostEvidence> host_evidence;  // absent in runs saved before it was read, and for other hosts' facts
   std::optional<NcclTopologyProbe> nccl_topology;
   std::optional<DiscoverySeconds> discovery_seconds;
   std::vector<std::string> errors, warnings;

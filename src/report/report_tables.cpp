@@ -364,6 +364,9 @@ Table expectations_table() {
     std::string value = entry.unit == "bytes" ? format_bytes(static_cast<std::uint64_t>(entry.value))
                         : entry.unit == "share" ? format_percent(entry.value)
                         : entry.unit == "ns"    ? format_number(entry.value) + " ns"
+                        : entry.unit == "count" ? fmt::format("{:.0f}", entry.value)
+                        : entry.unit == "kernel" ? fmt::format("{}.{}", static_cast<int>(entry.value) / 100,
+                                                               static_cast<int>(entry.value) % 100)
                                                 : format_factor(entry.value);
     table.rows.push_back({text(std::string(entry.name)), number(value), text(std::string(entry.meaning)),
                           text(std::string(entry.source))});

@@ -11,6 +11,7 @@
 #include "core/cuda_version.hpp"
 #include "core/text.hpp"
 #include "core/text_table.hpp"
+#include "diagnose/p2p_trail.hpp"
 #include "model/link_rate.hpp"
 #include "report/cluster_tables.hpp"
 #include "topo/nccl_format.hpp"
@@ -481,6 +482,20 @@ std::string render_sysfs_only_text(const System& system) {
   return out;
 }
 
+// The GPU pairs where a P2P gate closed or detoured, one trail a line (diagnose/p2p_trail.hpp); "" when P2P is on
+// for every pair.
+namespace {
+
+std::string p2p_trail_lines(const model::Run& run) {
+  std::string out;
+  for (const auto& trail : diagnose::p2p_trails(diagnose::Context(run))) {
+    if (trail.first_stop() != nullptr) out += "  " + diagnose::p2p_trail_line(trail) + "\n";
+  }
+  return out;
+}
+
+}  // namespace
+
 std::string render_topo_live_text(const model::Run& run) {
   const System& system = run.system;
   std::string out = fmt::format(
@@ -504,6 +519,11 @@ std::string render_topo_live_text(const model::Run& run) {
   }
   const std::string peers = cuda_peer_matrix(system);
   if (!peers.empty()) out += "\nCUDA peer access (cudaDeviceCanAccessPeer, performance rank; by CUDA ordinal):\n" + peers;
+  const std::string trails = p2p_trail_lines(run);
+  if (!trails.empty()) {
+    out += "\nWhy P2P is off or detoured (gates in order: user variables, path vs P2P level, NVML P2P status, "
+           "ACS/IOMMU, CUDA peer access; the first that closed is named):\n" + trails;
+  }
   out += "\nNUMA nodes:\n" + numa_lines(system);
   out += "\nNetwork devices:\n" + nic_lines(system);
   const std::string gpu_nics = gpu_nic_lines(system);

@@ -198,7 +198,7 @@ TEST(DiscoverSysfs, H200x2SnapshotReadsAsCaptured) {
   EXPECT_EQ(eth0->pci_bdf, "0000:00:03.0");
   EXPECT_EQ(eth0->device_path, "/sys/devices/pci0000:00/0000:00:03.0/virtio2");
   EXPECT_TRUE(nic_named(facts.nics, "ifb0")->is_virtual);
-  EXPECT_FALSE(facts.peer_memory_module);
+  EXPECT_FALSE(facts.evidence.peer_memory.registered);
 }
 
 }  // namespace
