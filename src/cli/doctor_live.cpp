@@ -16,6 +16,7 @@
 #include "cli/doctor_collect.hpp"
 #include "cli/doctor_profile.hpp"
 #include "cli/machine_discovery.hpp"
+#include "cli/stop_signals.hpp"
 #include "core/environment.hpp"
 #include "core/error.hpp"
 #include "core/file_io.hpp"
@@ -48,28 +49,6 @@ extern "C" void request_stop(int signal_number) {
   g_stop_signal.store(signal_number);
   g_stop_requested.store(true);
 }
-
-// Installs the stop handler for the measuring phase and restores the previous handlers afterwards. No SA_RESTART:
-// the wait for a child returns at once.
-class StopOnSignal {
- public:
-  StopOnSignal() {
-    struct sigaction action {};
-    action.sa_handler = request_stop;
-    sigemptyset(&action.sa_mask);
-    sigaction(SIGINT, &action, &old_int_);
-    sigaction(SIGTERM, &action, &old_term_);
-  }
-  ~StopOnSignal() {
-    sigaction(SIGINT, &old_int_, nullptr);
-    sigaction(SIGTERM, &old_term_, nullptr);
-  }
-  StopOnSignal(const StopOnSignal&) = delete;
-  StopOnSignal& operator=(const StopOnSignal&) = delete;
-
- private:
-  struct sigaction old_int_ {}, old_term_ {};
-};
 
 class StepRunner {
  public:
@@ -269,7 +248,7 @@ model::Run collect_live_run(const DoctorOptions& options) {
   const Capabilities can = capabilities_of(run);
   const int steps = 3 + static_cast<int>(profile.collectives.size()) + (profile.p2p_bidirectional ? 1 : 0);
   StepRunner runner(run, options, steps);
-  const StopOnSignal stop_on_signal;
+  const ScopedStopSignals stop_on_signal(request_stop);
   g_stop_requested.store(false);
   if (!can.no_gpu.empty()) {
     std::fprintf(stderr, "linkscope doctor: nothing to measure (%s); diagnosing what discovery found\n",

@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "cli/doctor_collect.hpp"
+#include "cli/stop_signals.hpp"
 #include "core/terminal_text.hpp"
 #include "diagnose/diagnose.hpp"
 #include "diagnose/expectations.hpp"
@@ -24,27 +25,6 @@ using Clock = std::chrono::steady_clock;
 
 std::atomic<int> g_soak_signal{0};
 extern "C" void soak_signal(int signal_number) { g_soak_signal.store(signal_number); }
-
-// A signal between two cycles ends the soak after the cycle (collect_live_run handles one during its steps).
-class SoakSignals {
- public:
-  SoakSignals() {
-    struct sigaction action {};
-    action.sa_handler = soak_signal;
-    sigemptyset(&action.sa_mask);
-    sigaction(SIGINT, &action, &old_int_);
-    sigaction(SIGTERM, &action, &old_term_);
-  }
-  ~SoakSignals() {
-    sigaction(SIGINT, &old_int_, nullptr);
-    sigaction(SIGTERM, &old_term_, nullptr);
-  }
-  SoakSignals(const SoakSignals&) = delete;
-  SoakSignals& operator=(const SoakSignals&) = delete;
-
- private:
-  struct sigaction old_int_ {}, old_term_ {};
-};
 
 double seconds_since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
 
@@ -92,7 +72,8 @@ std::map<std::string, std::string> cycle_states(const model::System& system) {
 
 model::Run run_soak(const DoctorOptions& options, double seconds,
                     const std::function<void(const model::Run&)>& on_cycle) {
-  const SoakSignals signals;
+  // A signal between two cycles ends the soak after the cycle (collect_live_run handles one during its steps).
+  const ScopedStopSignals signals(soak_signal);
   g_soak_signal.store(0);
   model::Soak soak;
   soak.requested_s = seconds;

@@ -157,13 +157,6 @@ std::string ForeignActivity::text(int cuda_ordinal) const {
 
 namespace {
 
-const model::Gpu* gpu_of(const model::Run& run, int cuda_ordinal) {
-  for (const auto& gpu : run.system.gpus) {
-    if (gpu.cuda_ordinal == cuda_ordinal) return &gpu;
-  }
-  return nullptr;
-}
-
 bool holds_most(const MemoryHolder& holder) {
   return holder.total_bytes > 0 && static_cast<double>(holder.held_bytes) / static_cast<double>(holder.total_bytes) >=
                                        threshold(Threshold::kMemoryHeldShare);
@@ -199,7 +192,7 @@ std::vector<MemoryHolder> memory_holders(const ForeignActivity& activity, const 
   if (!activity.watched()) return holders_at_discovery(run);
   std::vector<MemoryHolder> holders;
   for (const int ordinal : activity.busy_ordinals()) {
-    const model::Gpu* gpu = gpu_of(run, ordinal);
+    const model::Gpu* gpu = run.system.gpu_by_cuda_ordinal(ordinal);
     if (gpu == nullptr || !gpu->memory_bytes || *gpu->memory_bytes <= 0) continue;
     MemoryHolder holder;
     holder.cuda_ordinal = ordinal;
