@@ -83,16 +83,6 @@ void write_checkpoint(const std::string& directory, const model::Run& run) {
 
 }  // namespace
 
-int doctor_exit_code(const model::Run& run, const DoctorOptions& options) {
-  if (options.exit_codes == "nagios") return to_int(diagnose::nagios_status(run));
-  if (options.fail_on == "none") return 0;
-  if (run.config.stopped && run.config.stopped->rfind("interrupted", 0) == 0) return to_int(ExitCode::kInterrupted);
-  const auto worst = diagnose::worst_severity(run);  // a cluster's run: every host's own findings count too
-  if (worst == model::Severity::kError) return to_int(ExitCode::kProblemFound);
-  if (worst == model::Severity::kWarning && options.fail_on == "warning") return to_int(ExitCode::kThreshold);
-  return 0;
-}
-
 void write_doctor_prometheus(const DoctorOptions& options, const model::Run& run,
                              const std::vector<std::string>& inputs) {
   if (options.prometheus_path.empty()) return;
@@ -202,7 +192,7 @@ int run_doctor(const DoctorOptions& options) {
   }
   print_stderr_line(fmt::format("linkscope doctor: diagnosed {}; wrote {} files to {} (open {}/report.html)", source,
                                 written.size(), options.output_dir, options.output_dir));
-  return doctor_exit_code(run, options);
+  return findings_exit_code(run, options.exit);
 }
 
 Command add_doctor_command(CLI::App& parent, const std::vector<std::string>& argv) {
@@ -234,15 +224,7 @@ Command add_doctor_command(CLI::App& parent, const std::vector<std::string>& arg
   quick->excludes(full);
   command.app->add_option("--env", options->env_assignments,
                           "NAME=VALUE: model NCCL as if this variable were set (repeatable)");
-  command.app->add_option("--fail-on", options->fail_on,
-                          "error: exit 7 on an error finding; warning: also exit 6 on a warning; none: always 0")
-      ->check(CLI::IsMember({"none", "warning", "error"}))
-      ->capture_default_str();
-  command.app->add_option("--exit-codes", options->exit_codes,
-                          "linkscope: the codes of README's table; nagios: 0 OK, 1 WARNING, 2 CRITICAL, 3 UNKNOWN "
-                          "(no driver or GPU, run stopped early, linkscope failed)")
-      ->check(CLI::IsMember({"linkscope", "nagios"}))
-      ->capture_default_str();
+  add_findings_exit_options(*command.app, options->exit);
   command.app->add_option("--soak", options->soak,
                           "repeat the live steps for DURATION (30m, 2h, 600) and report drift, steps and link flaps "
                           "over the cycles; the report is rewritten after every cycle")
@@ -260,7 +242,7 @@ Command add_doctor_command(CLI::App& parent, const std::vector<std::string>& arg
   command.app->add_flag("--cross-host-only", options->cross_host_only,
                         "under mpirun/srun: hosts do not measure themselves; facts and the cross-host tests only");
   command.run = [options] {
-    return options->exit_codes == "nagios" ? nagios_check([&options] { return run_doctor(*options); })
+    return options->exit.nagios() ? nagios_check([&options] { return run_doctor(*options); })
                                            : run_doctor(*options);
   };
   return command;

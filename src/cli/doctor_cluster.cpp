@@ -186,9 +186,9 @@ int run_doctor_cluster(const DoctorOptions& options) {
       std::string message;
       for (const auto& line : unexamined) message += (message.empty() ? "" : "; ") + line;
       print_stderr_line("linkscope: error: not every host could be examined: " + message);
-      if (options.exit_codes != "nagios") return to_int(ExitCode::kDevice);  // nagios: UNKNOWN, or a worse state
+      if (!options.exit.nagios()) return to_int(ExitCode::kDevice);  // nagios: UNKNOWN, or a worse state
     }
-    return doctor_exit_code(run, options);
+    return findings_exit_code(run, options.exit);
   };
   return cluster::run_cluster_command(options.argv, options.mpi_timeout_s, cluster::fill_rank_device, body);
 }

@@ -3,6 +3,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/findings_exit.hpp"
 #include "model/run.hpp"
 
 namespace linkscope::cli {
@@ -17,8 +18,7 @@ struct DoctorOptions {
   std::string format = "text";                // stdout: text summary or the json Run document
   std::string profile = "default";            // --quick / default / --full: how much the live run measures
   std::vector<std::string> env_assignments;   // --env NAME=VALUE (model NCCL as if set)
-  std::string fail_on = "error";              // --fail-on none|warning|error (exit_code.hpp: 6 and 7)
-  std::string exit_codes = "linkscope";       // --exit-codes linkscope|nagios (NagiosStatus: 0 to 3)
+  FindingsExit exit;                          // --fail-on and --exit-codes
   std::string prometheus_path;                // --prometheus FILE.prom: the diagnosed run as a node-exporter textfile
   std::string soak;                           // --soak DURATION: repeat the profile's steps until it has passed
   std::string baseline_path;                  // --baseline FILE: judge the run against a fleet baseline (src/fleet)
@@ -49,11 +49,6 @@ model::Run run_soak(const DoctorOptions& options, double seconds, const std::fun
 // `doctor --capture FILE`: the captured machine's facts through the same discovery, model and hypotheses as a live
 // run, nothing measured (the run says so). Throws InputError for a file that is not a readable capture.
 model::Run collect_captured_run(const DoctorOptions& options);
-
-// The exit code of a diagnosed run: 7 when a finding is an error, 6 when --fail-on warning and a finding is a
-// warning, 130 when the run was interrupted; 0 otherwise, and always 0 with --fail-on none. With --exit-codes
-// nagios: the run's Nagios state (diagnose::nagios_status), whatever --fail-on says.
-int doctor_exit_code(const model::Run& run, const DoctorOptions& options);
 
 // --prometheus FILE: the diagnosed run as a node-exporter textfile, written atomically (core/file_io), never over
 // one of `inputs`; nothing without the option.

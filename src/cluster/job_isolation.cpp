@@ -20,14 +20,14 @@ namespace {
 using nlohmann::json;
 
 // The lowest member's judgement of its group, sent to rank 0.
-json judge(const MeasuredSide& side, std::size_t group, const IsolationOptions& isolation) {
+json judge(const MeasuredSide& side, std::size_t group, const IsolationExpectation& expectation) {
   std::optional<double> busbw;
   if (side.series) {
     if (const auto* point = model::largest_measured_point(*side.series)) busbw = point->busbw_gbps;
   }
   std::string outcome = "ok";
   std::optional<std::string> reason = side.reason;
-  const double floor = isolation.expected_gbps * (1 - isolation.shortfall);
+  const double floor = expectation.gbps * (1 - expectation.shortfall);
   if (side.status == "timeout") {
     outcome = "hung";
   } else if (side.status != "ok") {
@@ -63,6 +63,25 @@ model::IsolationReport on_roster_hosts(model::IsolationReport report, const std:
   return report;
 }
 
+// Rank 0's choice, in the order of IsolationOptions; the reasons each source was passed over go to `why_not`.
+std::optional<IsolationExpectation> choose_expectation(const IsolationOptions& isolation, const HostsComparison& hosts,
+                                                       const std::vector<Representative>& chosen,
+                                                       std::uint64_t largest_bytes, std::vector<std::string>& why_not) {
+  if (isolation.given) return isolation.given;
+  std::string why;
+  if (isolation.baseline != nullptr) {
+    if (auto from_fleet = baseline_expectation(*isolation.baseline, isolation.baseline_name, isolation.machine_type,
+                                               largest_bytes, why)) {
+      return from_fleet;
+    }
+    why_not.push_back(why);  // kept as a note when the NICs' rate is used instead
+  }
+  if (auto from_nics = nic_expectation(hosts, chosen, why)) return from_nics;
+  why_not.push_back(fmt::format("no --expect-gbps{}, and the NICs' rate cannot stand in: {}",
+                                isolation.baseline != nullptr ? "" : " and no --baseline", why));
+  return std::nullopt;
+}
+
 }  // namespace
 
 std::optional<model::CrossHost> isolate_slow_hosts(ClusterSession& session, const HostsComparison* hosts,
@@ -70,14 +89,35 @@ std::optional<model::CrossHost> isolate_slow_hosts(ClusterSession& session, cons
                                                    runtime::NcclDebugCapture& capture) {
   const Roster& roster = session.roster();
   std::string chosen_text;
+  std::vector<std::string> notes;
   if (session.is_root()) {
     json chosen = json::array();
-    for (const auto& r : choose_representatives(roster, *hosts)) chosen.push_back({{"rank", r.rank}, {"reason", r.reason}});
-    chosen_text = chosen.dump();
+    const auto representatives = choose_representatives(roster, *hosts);
+    for (const auto& r : representatives) chosen.push_back({{"rank", r.rank}, {"reason", r.reason}});
+    json expected = nullptr;
+    if (const auto e = choose_expectation(isolation, *hosts, representatives,
+                                          options.sizes.empty() ? 0 : options.sizes.back(), notes)) {
+      expected = {{"gbps", e->gbps}, {"shortfall", e->shortfall}, {"from", e->from}};
+    }
+    chosen_text = json{{"hosts", chosen}, {"expectation", expected}}.dump();
   }
-  const json chosen = json::parse(session.broadcast(chosen_text, "sending who measures for each host"));
+  const json plan = json::parse(session.broadcast(chosen_text, "sending who measures for each host"));
+  const json& chosen = plan.at("hosts");
+  if (plan.at("expectation").is_null()) {  // every rank stops here; rank 0 says why
+    if (!session.is_root()) return std::nullopt;
+    model::CrossHost cross;
+    for (const auto& host : roster.hosts) cross.hosts.push_back(host.name);
+    cross.schedule = "isolate";
+    cross.sizes_bytes = options.sizes;
+    cross.isolation = model::IsolationReport{};
+    cross.isolation->hosts = static_cast<int>(roster.hosts.size());
+    cross.isolation->notes = notes;
+    return cross;
+  }
+  const IsolationExpectation expectation{plan["expectation"].at("gbps").get<double>(),
+                                         plan["expectation"].at("shortfall").get<double>(),
+                                         plan["expectation"].at("from").get<std::string>()};
   std::vector<int> measured, representative;  // per planner host: its roster host and the rank measuring for it
-  std::vector<std::string> notes;
   for (std::size_t h = 0; h < chosen.size(); ++h) {
     const int rank = chosen[h].at("rank").get<int>();
     if (rank < 0) {
@@ -117,7 +157,7 @@ std::optional<model::CrossHost> isolate_slow_hosts(ClusterSession& session, cons
       if (std::find(members.begin(), members.end(), me) == members.end()) continue;
       const std::string what = fmt::format("isolation run {}, group {} ({} hosts)", run, g + 1, members.size());
       const MeasuredSide side = measure_group(session, capture, options, coll::CollectiveOp::kAllReduce, members, device, what);
-      if (me == members.front()) mine = judge(side, g, isolation);
+      if (me == members.front()) mine = judge(side, g, expectation);
     }
     const auto texts = session.gather_from_all(mine.dump(), fmt::format("collecting isolation run {}", run), group_work_s);
     if (!planner) continue;
@@ -140,8 +180,9 @@ std::optional<model::CrossHost> isolate_slow_hosts(ClusterSession& session, cons
   cross.sizes_bytes = options.sizes;
   cross.notes = notes;
   model::IsolationReport report = on_roster_hosts(planner->report(), measured, static_cast<int>(roster.hosts.size()));
-  report.expected_gbps = isolation.expected_gbps;
-  report.shortfall = isolation.shortfall;
+  report.expected_gbps = expectation.gbps;
+  report.shortfall = expectation.shortfall;
+  report.expected_from = expectation.from;
   report.runner = collective_runner().name();
   for (const auto verdict : {model::HostVerdict::kHung, model::HostVerdict::kSlow}) {
     for (int host : report.hosts_with(verdict)) {
@@ -149,7 +190,7 @@ std::optional<model::CrossHost> isolate_slow_hosts(ClusterSession& session, cons
       culprit.kind = verdict == model::HostVerdict::kHung ? "failed" : "host";
       culprit.host = host;
       culprit.measured_gbps = report.group(report.per_host[static_cast<std::size_t>(host)].named_by).busbw_gbps;
-      culprit.reference_gbps = isolation.expected_gbps;
+      culprit.reference_gbps = expectation.gbps;
       culprit.evidence = fmt::format("{} (cluster --isolate): {}", cross.hosts[static_cast<std::size_t>(host)],
                                      report::host_reason(report, host, cross.hosts));
       cross.slow.push_back(culprit);

@@ -30,6 +30,10 @@ FabricHost read_host(const model::JsonReader& reader, FabricHost base) {
   positive("latency_us", base.latency_us, true);
   base.slow = reader.boolean("slow").value_or(base.slow);
   base.hung = reader.boolean("hung").value_or(base.hung);
+  if (const auto from = reader.small_int("slow_from")) {
+    if (*from < 0) reader.fail("slow_from", "must not be negative");
+    base.slow_from = *from;
+  }
   return base;
 }
 
@@ -86,13 +90,15 @@ FabricHost SimulatedFabric::host(const FabricMember& member) const {
 }
 
 FabricOutcome SimulatedFabric::collective(coll::CollectiveOp op, const std::vector<FabricMember>& members,
-                                          std::uint64_t bytes) const {
+                                          std::uint64_t bytes, const std::vector<long long>& counts) const {
   FabricOutcome outcome;
   double gbps = std::numeric_limits<double>::max(), latency_us = 0;
-  for (const auto& member : members) {
-    const FabricHost speed = host(member);
-    if (speed.hung) outcome.hung_hosts.push_back(member.host);
-    const double factor = speed.slow ? slow_factor_ : 1.0;
+  for (std::size_t i = 0; i < members.size(); ++i) {
+    const FabricHost speed = host(members[i]);
+    if (speed.hung) outcome.hung_hosts.push_back(members[i].host);
+    const long long count = i < counts.size() ? counts[i] : 1;
+    const bool slow = speed.slow || (speed.slow_from > 0 && count >= speed.slow_from);
+    const double factor = slow ? slow_factor_ : 1.0;
     gbps = std::min({gbps, speed.send_gbps * factor, speed.recv_gbps * factor});
     latency_us = std::max(latency_us, speed.latency_us);
   }

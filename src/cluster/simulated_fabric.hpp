@@ -17,6 +17,8 @@ struct FabricHost {
   double latency_us = 0;
   bool slow = false;  // its bandwidth times the file's slow_factor
   bool hung = false;  // a collective it is in never completes
+  // From its Nth collective on (counting from 1) it is slow, as a link that degrades during a soak; 0: never.
+  int slow_from = 0;
 };
 
 // One host of a collective: its name and the world ranks on it (a host is found by either).
@@ -41,7 +43,9 @@ class SimulatedFabric {
   FabricHost host(const FabricMember& member) const;
   // Time of `op` at `bytes` over the members: the latency of the slowest member plus bus_factor x bytes at the
   // smallest per-direction bandwidth among them, so the busbw reached is that bandwidth (less the latency).
-  FabricOutcome collective(coll::CollectiveOp op, const std::vector<FabricMember>& members, std::uint64_t bytes) const;
+  // `counts`: how many collectives each member has taken part in, this one included (for slow_from; empty: 1 each).
+  FabricOutcome collective(coll::CollectiveOp op, const std::vector<FabricMember>& members, std::uint64_t bytes,
+                           const std::vector<long long>& counts = {}) const;
 
  private:
   struct Entry {

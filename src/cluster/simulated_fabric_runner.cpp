@@ -27,6 +27,10 @@ class SimulatedFabricRunner final : public CollectiveRunner {
   measure::CollectiveRun run(const measure::CollectiveRequest& request, const std::vector<FabricMember>& members,
                              measure::ProcessGroup& group) const override {
     group.barrier();  // every member has arrived, as NCCL's initialisation needs
+    // Every member's count of collectives so far, so that all of them see a host turn slow at the same one.
+    std::vector<long long> counts(members.size(), 0);
+    counts.at(static_cast<std::size_t>(group.rank())) = ++collectives_;
+    group.allreduce(counts, measure::ProcessGroup::Op::kMax);
     const coll::CollPlan& plan = request.plan;
     measure::CollectiveRun out;
     out.setup.plan = plan;
@@ -49,7 +53,7 @@ class SimulatedFabricRunner final : public CollectiveRunner {
     }
     out.local_devices = {series.devices.at(static_cast<std::size_t>(group.rank()))};
     for (const std::uint64_t size : plan.sizes) {
-      const FabricOutcome outcome = fabric_.collective(plan.op, members, size);
+      const FabricOutcome outcome = fabric_.collective(plan.op, members, size, counts);
       model::CollectivePoint point;
       point.requested_bytes = size;
       point.bytes = size - size % 4;  // float elements
@@ -81,6 +85,7 @@ class SimulatedFabricRunner final : public CollectiveRunner {
  private:
   std::string file_;
   SimulatedFabric fabric_;
+  mutable long long collectives_ = 0;  // this rank's collectives so far (the fabric's slow_from counts them)
 };
 
 }  // namespace

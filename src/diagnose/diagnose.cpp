@@ -1,6 +1,8 @@
 #include "diagnose/diagnose.hpp"
 
 #include <algorithm>
+#include <iterator>
+#include <string_view>
 
 #include "diagnose/context.hpp"
 #include "diagnose/hypotheses.hpp"
@@ -10,9 +12,19 @@ namespace linkscope::diagnose {
 
 namespace {
 
-std::vector<model::Finding> run_rules(const Context& context) {
+// The rules about what lies between hosts: the cross-host tests, how the hosts differ, the fleet, a soak's cycles
+// and a run cut short.
+constexpr std::string_view kBetweenHostsRules[] = {"cross-host-slow", "host-differs", "outside-fleet-baseline",
+                                                   "soak-metric-changed", "link-flap", "run-incomplete"};
+
+bool between_hosts(std::string_view id) {
+  return std::find(std::begin(kBetweenHostsRules), std::end(kBetweenHostsRules), id) != std::end(kBetweenHostsRules);
+}
+
+std::vector<model::Finding> run_rules(const Context& context, bool only_between_hosts = false) {
   std::vector<model::Finding> findings;
   for (const auto& rule : all_rules()) {
+    if (only_between_hosts && !between_hosts(rule.id)) continue;
     if (auto finding = rule.check(context)) findings.push_back(std::move(*finding));
   }
   std::stable_sort(findings.begin(), findings.end(),
@@ -37,6 +49,11 @@ void diagnose_into(model::Run& run, bool remake_hypotheses) {
   Diagnosis diagnosis = diagnose(run, remake_hypotheses);
   run.hypotheses = std::move(diagnosis.hypotheses);
   run.findings = std::move(diagnosis.findings);
+}
+
+void diagnose_between_hosts_into(model::Run& run) {
+  run.hypotheses.clear();
+  run.findings = run_rules(Context(run), true);
 }
 
 }  // namespace linkscope::diagnose

@@ -26,4 +26,9 @@ std::vector<model::Finding> find_problems(const model::Run& run);
 // diagnose() written into the run.
 void diagnose_into(model::Run& run, bool remake_hypotheses = false);
 
+// `cluster`'s judgement: only the rules about what lies between hosts (cross-host-slow, host-differs,
+// outside-fleet-baseline, soak-metric-changed, link-flap, run-incomplete), no hypotheses. The hosts' own facts are
+// doctor's to judge, every host alike, not rank 0's alone because its facts are the run's `system`.
+void diagnose_between_hosts_into(model::Run& run);
+
 }  // namespace linkscope::diagnose

@@ -22,14 +22,30 @@ namespace {
 // A baseline of a fleet of thousands of hosts stays well below this.
 constexpr std::uint64_t kMaxBaselineFileBytes = 64ull << 20;
 
+std::string host_name(const model::CrossHost& cross, int host) {
+  return host >= 0 && host < static_cast<int>(cross.hosts.size()) ? cross.hosts[static_cast<std::size_t>(host)]
+                                                                    : fmt::format("host{}", host);
+}
+
 std::string endpoint_text(const model::CrossHost& cross, const model::CrossHostEndpoint& end) {
-  const std::string host = end.host >= 0 && end.host < static_cast<int>(cross.hosts.size())
-                               ? cross.hosts[static_cast<std::size_t>(end.host)]
-                               : fmt::format("host{}", end.host);
+  const std::string host = host_name(cross, end.host);
   return end.nic.empty() ? host : fmt::format("{} ({})", host, end.nic);
 }
 
+std::string group_text(const model::CrossHost& cross, const model::IsolationGroup& group) {
+  std::vector<std::string> names;
+  for (int host : group.hosts) names.push_back(host_name(cross, host));
+  if (names.size() <= 3) return join(names, ", ");
+  return fmt::format("{} .. {} ({} hosts)", names.front(), names.back(), names.size());
+}
+
 }  // namespace
+
+std::string host_pair_metric(std::uint64_t bytes) { return fmt::format("sendrecv host pair at {}", format_bytes(bytes)); }
+
+std::string host_group_all_reduce_metric(std::uint64_t bytes) {
+  return fmt::format("all_reduce one GPU per host at {}", format_bytes(bytes));
+}
 
 std::vector<Sample> fleet_samples(const model::Run& run) {
   std::vector<Sample> samples;
@@ -40,9 +56,19 @@ std::vector<Sample> fleet_samples(const model::Run& run) {
     const model::CrossHost& cross = *run.measurements.cross_host;
     for (const auto& pair : cross.pairs) {
       if (pair.status != "ok" || !pair.bandwidth_gbps) continue;
-      samples.push_back({"cross-host", fmt::format("sendrecv host pair at {}", format_bytes(pair.bytes)),
+      samples.push_back({kCrossHostCategory, host_pair_metric(pair.bytes),
                          endpoint_text(cross, pair.a) + " <-> " + endpoint_text(cross, pair.b), "GB/s", true,
                          *pair.bandwidth_gbps});
+    }
+    // Each group's busbw at the largest size, whatever its outcome: a slow group is what the fleet must show.
+    if (cross.isolation && !cross.sizes_bytes.empty()) {
+      const std::string metric = host_group_all_reduce_metric(cross.sizes_bytes.back());
+      for (const auto& isolation_run : cross.isolation->runs) {
+        for (const auto& group : isolation_run.groups) {
+          if (!group.busbw_gbps) continue;
+          samples.push_back({kCrossHostCategory, metric, group_text(cross, group), "GB/s", true, *group.busbw_gbps});
+        }
+      }
     }
   }
   return samples;
@@ -59,7 +85,9 @@ Baseline build_baseline(const std::vector<std::pair<std::string, model::Run>>& r
   std::map<std::string, std::map<std::string, Pool>> pools;  // type -> metric key -> values
   std::map<std::string, std::set<std::string>> hosts;
   for (const auto& [source, run] : runs) {
-    if (!run.system.present || run.system.gpus.empty()) {
+    // A cluster's run keeps its numbers between hosts even when rank 0 saw no GPU: its type then says "no GPU".
+    const bool between_hosts = run.measurements.cross_host.has_value();
+    if (!between_hosts && (!run.system.present || run.system.gpus.empty())) {
       throw InputError(source, 0, "no GPU facts (system.gpus): its machine type is unknown, so no fleet can hold it");
     }
     const std::string type = machine_type(run);

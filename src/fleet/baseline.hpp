@@ -24,9 +24,17 @@ struct Sample {
   std::string key() const { return category + "|" + metric; }
 };
 
-// Every comparable number of a run (diagnose/comparable_measures, plus cross-host pairs by host pair), so that
-// equal pairs of one class (GPU0->GPU1 and GPU2->GPU3 on NV18) pool into one metric.
+// Every comparable number of a run (diagnose/comparable_measures, plus cross-host pairs by host pair and the
+// all_reduce busbw of every `cluster --isolate` group that measured one), so that equal pairs of one class
+// (GPU0->GPU1 and GPU2->GPU3 on NV18) pool into one metric.
 std::vector<Sample> fleet_samples(const model::Run& run);
+
+// The cross-host metrics (category "cross-host") at one size: NCCL sendrecv between two hosts, one GPU each, per
+// direction; and an all_reduce over hosts with one GPU each (`cluster --isolate`'s groups), busbw. Both are bounded
+// by the hosts' NICs, so either tells what a group of good hosts reaches.
+inline constexpr const char* kCrossHostCategory = "cross-host";
+std::string host_pair_metric(std::uint64_t bytes);
+std::string host_group_all_reduce_metric(std::uint64_t bytes);
 
 struct BaselineMetric {
   std::string category, metric, unit;

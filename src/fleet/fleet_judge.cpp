@@ -18,6 +18,12 @@ bool latency_bound(const Sample& s) { return !s.higher_is_better; }
 
 }  // namespace
 
+double outside_floor(const model::FleetSpread& spread, double relative, double z) {
+  const double relative_floor = spread.median * (1 - relative);
+  if (!(spread.mad > 0)) return relative_floor;  // no spread: the relative threshold alone (as robust_z)
+  return std::min(relative_floor, spread.median - z * kMadToSigma * spread.mad);
+}
+
 model::FleetComparison judge_against_baseline(const model::Run& run, const Baseline& baseline,
                                               const std::string& baseline_name) {
   model::FleetComparison out;

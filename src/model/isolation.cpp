@@ -114,6 +114,7 @@ json to_json(const IsolationReport& report, const std::vector<std::string>& host
   return {{"runner", report.runner},
           {"expected_gbps", optional_json(report.expected_gbps)},
           {"shortfall", report.shortfall},
+          {"expected_from", report.expected_from},
           {"run_count", report.runs.size()},
           {"collective_count", report.collectives()},
           {"runs", runs},
@@ -127,6 +128,7 @@ IsolationReport isolation_from_json(const JsonReader& r, const std::vector<std::
   report.runner = r.string_or("runner");
   report.expected_gbps = r.number("expected_gbps");
   report.shortfall = r.number("shortfall").value_or(0);
+  report.expected_from = r.string_or("expected_from");
   for (const auto& run_reader : r.array("runs")) {
     IsolationRun run;
     for (const auto& g : run_reader.array("groups")) {

@@ -64,6 +64,8 @@ struct IsolationReport {
   // Set by the executor: what a group's busbw was judged against, and what ran the collectives.
   std::optional<double> expected_gbps;
   double shortfall = 0;  // a group below (1 - shortfall) x expected_gbps is slow
+  // Where expected_gbps came from: "--expect-gbps", the fleet baseline's metric, or the NICs' rate (model).
+  std::string expected_from;
   std::string runner;    // "NCCL", "simulated fabric FILE"
 
   int collectives() const;  // groups over all runs

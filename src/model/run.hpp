@@ -31,7 +31,7 @@ inline constexpr int kRunSchemaMajor = 1;
 // 1.5: system.capture and nvidia_services; gpus[] fabric, dma_buf and multicast (captures, NVLS).
 // 1.6: fleet (the run judged against a fleet baseline, `--baseline`); measurements.soak (doctor --soak) and
 //      measurements.cross_host.isolation (cluster --isolate).
-inline constexpr int kRunSchemaMinor = 6;
+inline constexpr int kRunSchemaMinor = 7;
 
 struct Tool {
   std::string name = "linkscope";

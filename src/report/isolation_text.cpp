@@ -56,9 +56,10 @@ std::string render_isolation_text(const model::IsolationReport& report, const st
       "groups at once; collectives through {}",
       report.runs.size(), report.collectives(), report.runner.empty() ? "?" : report.runner);
   if (report.expected_gbps) {
-    out += fmt::format("; a group is slow below {} busbw ({} expected, less {})",
+    out += fmt::format("; a group is slow below {} busbw ({} expected, less {}{})",
                        format_gbps(*report.expected_gbps * (1 - report.shortfall)), format_gbps(*report.expected_gbps),
-                       format_percent(report.shortfall));
+                       format_percent(report.shortfall),
+                       report.expected_from.empty() ? "" : "; expected from " + report.expected_from);
   }
   out += ":\n";
   for (std::size_t r = 0; r < report.runs.size(); ++r) {

@@ -219,6 +219,35 @@ class Exporter {
       if (pair.status != "ok" || !pair.bandwidth_gbps) continue;
       pairs.add({name(pair.a.host), name(pair.b.host), number(pair.bytes)}, *pair.bandwidth_gbps * kBytesPerGigabyte);
     }
+    if (cross.all_reduce && cross.all_reduce_status == "ok") {
+      if (const auto* point = model::largest_measured_point(*cross.all_reduce); point && point->busbw_gbps) {
+        family(gauge("linkscope_cross_host_all_reduce_bus_bandwidth_bytes_per_second",
+                     "NCCL all_reduce over every rank of the job (busbw) at the largest size", {"host", "size"}))
+            .add({host_, number(point->bytes)}, *point->busbw_gbps * kBytesPerGigabyte);
+      }
+    }
+    if (cross.isolation) add_isolation(*cross.isolation, name, cross.sizes_bytes.empty() ? 0 : cross.sizes_bytes.back());
+  }
+
+  // `cluster --isolate`: the all_reduce over every host (its first run) and each host's verdict, so an alert names
+  // the slow host itself.
+  template <typename HostName>
+  void add_isolation(const model::IsolationReport& isolation, const HostName& name, std::uint64_t bytes) {
+    if (!isolation.runs.empty() && !isolation.runs.front().groups.empty()) {
+      const auto& every_host = isolation.runs.front().groups.front();
+      if (every_host.busbw_gbps) {
+        family(gauge("linkscope_isolation_every_host_bus_bandwidth_bytes_per_second",
+                     "cluster --isolate: the all_reduce over every host, one GPU each (busbw), at the largest size",
+                     {"host", "size"}))
+            .add({host_, number(bytes)}, *every_host.busbw_gbps * kBytesPerGigabyte);
+      }
+    }
+    auto& verdicts = family(gauge("linkscope_isolation_host_verdict",
+                                  "cluster --isolate: 1 for each host's verdict (good, slow, hung, unresolved)",
+                                  {"host", "verdict"}));
+    for (std::size_t h = 0; h < isolation.per_host.size(); ++h) {
+      verdicts.add({name(static_cast<int>(h)), std::string(model::verdict_name(isolation.per_host[h].verdict))}, 1);
+    }
   }
 
   // Every rule id and severity, 0 or 1, so an alert can fire on a finding and a dashboard can show its absence; a

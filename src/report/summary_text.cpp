@@ -16,6 +16,27 @@
 
 namespace linkscope::report {
 
+std::string render_findings_text(const model::Run& run) {
+  const DiagnosisTally tally = tally_diagnosis(run);
+  std::string out = run.findings.empty() ? "\nFindings: none\n"
+                                         : fmt::format("\nFindings: {} error, {} warning, {} info\n", tally.errors,
+                                                       tally.warnings, tally.infos);
+  for (const auto& f : run.findings) {
+    out += fmt::format("  {:<8} {:<25} {}\n", severity_label(f.severity), visible_field(f.id), visible_field(f.title));
+    if (!f.cause.empty()) out += fmt::format("  {:<8} cause: {}\n", "", visible_field(clip(f.cause, 96)));
+    if (!f.next_command.empty()) out += fmt::format("  {:<8} next:  {}\n", "", visible_field(f.next_command));
+  }
+  return out;
+}
+
+std::string render_soak_text(const model::Run& run) {
+  if (!run.measurements.soak) return "";
+  const model::Soak& soak = *run.measurements.soak;
+  const double seconds = soak.cycles.empty() ? 0 : soak.cycles.back().start_s + soak.cycles.back().seconds;
+  return fmt::format("\nSoak: {} cycle(s) in {:.0f} s of {:.0f} s asked; {}\n", soak.cycles.size(), seconds,
+                     soak.requested_s, soak.ended.empty() ? "still running" : visible_field(soak.ended));
+}
+
 std::string render_summary_text(const model::Run& run) {
   const ReportData data = collect_report_data(run);
   std::string out;
@@ -31,19 +52,11 @@ std::string render_summary_text(const model::Run& run) {
   if (!versions.empty()) out += "  " + join(versions, ", ") + "\n";
   out += cluster_summary_lines(run);
 
-  const DiagnosisTally tally = tally_diagnosis(run);
-  if (run.findings.empty()) {
-    out += "\nFindings: none\n";
-  } else {
-    out += fmt::format("\nFindings: {} error, {} warning, {} info\n", tally.errors, tally.warnings, tally.infos);
-  }
-  for (const auto& f : run.findings) {
-    out += fmt::format("  {:<8} {:<25} {}\n", severity_label(f.severity), visible_field(f.id), visible_field(f.title));
-    if (!f.cause.empty()) out += fmt::format("  {:<8} cause: {}\n", "", visible_field(clip(f.cause, 96)));
-    if (!f.next_command.empty()) out += fmt::format("  {:<8} next:  {}\n", "", visible_field(f.next_command));
-  }
+  out += render_soak_text(run);
+  out += render_findings_text(run);
 
   if (!run.hypotheses.empty()) {
+    const DiagnosisTally tally = tally_diagnosis(run);
     out += fmt::format("\nHypotheses: {} confirmed, {} refuted, {} inconclusive, {} untested\n", tally.confirmed,
                        tally.refuted, tally.inconclusive, tally.untested);
     for (const auto& h : run.hypotheses) {

@@ -148,17 +148,21 @@ TEST(ClusterMpiCli, IsolateInTheShippedBinaryIgnoresTheTestFabric) {
   EXPECT_NE(result.out.find("collectives through NCCL"), std::string::npos) << result.out;
 }
 
-TEST(ClusterIsolateCli, NeedsAnExpectation) {
-  const auto result = test::run_command(LINKSCOPE_BINARY, {"cluster", "--isolate"});
-  EXPECT_EQ(result.exit_code, 2) << result.err;
-  EXPECT_NE(result.err.find("--isolate needs --expect-gbps"), std::string::npos) << result.err;
+// --expect-gbps must be a positive number and goes with --isolate; without it, rank 0 looks for a baseline or the
+// NICs' rate (ClusterMpiCli.IsolateWithoutAnyExpectationSaysWhatIsMissing).
+TEST(ClusterIsolateCli, ExpectGbpsIsPositiveAndGoesWithIsolate) {
   for (const std::string bad : {"0", "-5", "inf"}) {
     const auto refused = test::run_command(LINKSCOPE_BINARY, {"cluster", "--isolate", "--expect-gbps", bad});
     EXPECT_EQ(refused.exit_code, 2) << bad << ": " << refused.err;
-    EXPECT_NE(refused.err.find("--isolate needs --expect-gbps"), std::string::npos) << bad << ": " << refused.err;
+    EXPECT_NE(refused.err.find("--expect-gbps: expected a positive busbw in GB/s"), std::string::npos)
+        << bad << ": " << refused.err;
   }
   const auto stray = test::run_command(LINKSCOPE_BINARY, {"cluster", "--expect-gbps", "40"});
   EXPECT_EQ(stray.exit_code, 2) << stray.err;
+  EXPECT_NE(stray.err.find("--expect-gbps is for --isolate"), std::string::npos) << stray.err;
+  const auto soak = test::run_command(LINKSCOPE_BINARY, {"cluster", "--soak", "5d"});
+  EXPECT_EQ(soak.exit_code, 2) << soak.err;
+  EXPECT_NE(soak.err.find("--soak"), std::string::npos) << soak.err;
 }
 
 }  // namespace

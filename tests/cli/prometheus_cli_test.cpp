@@ -18,6 +18,7 @@
 #include "support/run_command.hpp"
 #include "support/temp_dir.hpp"
 #include "unit/cluster_test_runs.hpp"
+#include "unit/isolation_test_runs.hpp"
 
 namespace linkscope {
 namespace {
@@ -94,6 +95,18 @@ TEST(PrometheusCli, PromtoolAcceptsTheTextfileOfACluster) {
   const auto check = promtool_check(out);
   EXPECT_EQ(check.exit_code, 0) << check.out << check.err;
   EXPECT_EQ(check.out + check.err, "");
+
+  // `cluster --isolate`: the every-host all_reduce and every host's verdict, still valid.
+  model::Run isolated = test::cluster_run();
+  isolated.measurements.cross_host = test::isolated_cross_host(5, 2);
+  model::write_run_file(run, isolated);
+  ASSERT_EQ(run_command(LINKSCOPE_BINARY, {"report", run, "--format", "prometheus", "-o", out}).exit_code, 0);
+  EXPECT_NE(read_text(out).find("linkscope_isolation_host_verdict{host=\"h2\",verdict=\"hung\"} 1\n"),
+            std::string::npos)
+      << read_text(out);
+  const auto isolation_check = promtool_check(out);
+  EXPECT_EQ(isolation_check.exit_code, 0) << isolation_check.out << isolation_check.err;
+  EXPECT_EQ(isolation_check.out + isolation_check.err, "");
 }
 
 TEST(PrometheusCli, ReportPrintsTheTextfileOnStdoutAndNamesItInADirectory) {

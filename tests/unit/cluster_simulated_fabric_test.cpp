@@ -66,6 +66,27 @@ TEST(ClusterSimulatedFabric, ABadFileNamesTheField) {
   EXPECT_NE(error_of(R"({"slow_factor": 2})").find("slow_factor"), std::string::npos);
   EXPECT_NE(error_of("{").find("not JSON"), std::string::npos);
   EXPECT_NE(error_of(R"({"hots": []})").find("hots"), std::string::npos);
+  EXPECT_NE(error_of(R"({"hosts": [{"rank": 1, "slow_from": -2}]})").find("slow_from"), std::string::npos);
+}
+
+// slow_from: a host that degrades during a soak turns slow at its Nth collective, judged by its own count, which
+// every member of the collective was told.
+TEST(ClusterSimulatedFabric, AHostTurnsSlowFromItsNthCollective) {
+  const auto fabric =
+      SimulatedFabric::parse(R"({"default": {"gbps": 40}, "slow_factor": 0.5, "hosts": [{"rank": 1, "slow_from": 3}]})",
+                             "fabric.json");
+  const std::uint64_t bytes = 1ull << 30;
+  const std::vector<FabricMember> pair = {member("node-a", {0}), member("node-b", {1})};
+  const auto gbps = [&](std::vector<long long> counts) {
+    const auto outcome = fabric.collective(coll::CollectiveOp::kSendRecv, pair, bytes, counts);
+    return static_cast<double>(bytes) / (outcome.time_us * 1e3);
+  };
+  EXPECT_NEAR(gbps({}), 40, 0.1);  // no counts: the first collective of each
+  EXPECT_NEAR(gbps({7, 2}), 40, 0.1);
+  EXPECT_NEAR(gbps({1, 3}), 20, 0.1);
+  EXPECT_NEAR(gbps({9, 12}), 20, 0.1);
+  EXPECT_EQ(fabric.host(member("node-b", {1})).slow_from, 3);
+  EXPECT_FALSE(fabric.host(member("node-b", {1})).slow);
 }
 
 }  // namespace

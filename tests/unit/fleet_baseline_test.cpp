@@ -17,6 +17,7 @@
 #include "report/fleet_section.hpp"
 #include "support/run_command.hpp"
 #include "support/synthetic_fleet.hpp"
+#include "unit/isolation_test_runs.hpp"
 
 namespace linkscope::fleet {
 namespace {
@@ -127,6 +128,13 @@ TEST(Baseline, RefusesNoRunsARunWithoutGpusAndAFileThatIsNoBaseline) {
   EXPECT_THROW(build_baseline({}), UsageError);
   model::Run empty;
   EXPECT_THROW(build_baseline({{"empty.json", empty}}), InputError);
+  // A cluster's run whose rank 0 saw no GPU still holds the numbers between its hosts, under a "no GPU" type.
+  model::Run between_hosts;
+  between_hosts.measurements.cross_host = test::isolated_cross_host(-1, -1, 48);
+  const Baseline network = build_baseline({{"cluster.json", between_hosts}});
+  ASSERT_EQ(network.types.size(), 1u);
+  EXPECT_EQ(network.types.begin()->first.rfind("no GPU | NCCL", 0), 0u) << network.types.begin()->first;
+  EXPECT_EQ(network.types.begin()->second.metrics.size(), 1u);
   const nlohmann::json run = fixture_document("runs/h200x2-healthy.json");
   EXPECT_THROW(baseline_from_json(run, "run.json"), InputError);
   nlohmann::json wrong = baseline_to_json(build_baseline(h200_fleet()));

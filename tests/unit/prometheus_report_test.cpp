@@ -18,6 +18,7 @@
 #include "report/prometheus_report.hpp"
 #include "support/run_command.hpp"
 #include "unit/cluster_test_runs.hpp"
+#include "unit/isolation_test_runs.hpp"
 
 namespace linkscope::report {
 namespace {
@@ -275,6 +276,37 @@ TEST(PrometheusReport, AClusterRunHasItsHostPairsAndEveryHostsGpus) {
                                        {"severity", std::string(model::severity_name(finding.severity))}})),
               1);
   }
+}
+
+// `cluster --isolate`: the every-host all_reduce and each host's verdict under its own name, so an alert can name
+// the slow host; the all_reduce over every rank of a pairs run too.
+TEST(PrometheusReport, AnIsolationNamesEachHostsVerdict) {
+  model::Run run = test::cluster_run();
+  run.measurements.cross_host = test::isolated_cross_host(5, -1);
+  const std::string text = render_prometheus(run);
+  EXPECT_DOUBLE_EQ(sample(text, "linkscope_isolation_every_host_bus_bandwidth_bytes_per_second" +
+                                    labels({{"host", "node-a"}, {"size", std::to_string(16 << 20)}})),
+                   12.5e9);
+  for (int h = 0; h < 8; ++h) {
+    const std::string verdict = h == 5 ? "slow" : "good";
+    EXPECT_EQ(sample(text, "linkscope_isolation_host_verdict" + labels({{"host", "h" + std::to_string(h)},
+                                                                       {"verdict", verdict}})),
+              1);
+  }
+  EXPECT_EQ(text.find("linkscope_isolation_host_verdict{host=\"h5\",verdict=\"good\"}"), std::string::npos);
+}
+
+TEST(PrometheusReport, TheAllReduceOverEveryRankIsExported) {
+  model::Run run = test::cluster_run();
+  model::CrossHost& cross = *run.measurements.cross_host;
+  cross.all_reduce = test::measured_series(coll::CollectiveOp::kAllReduce, 6, 40.0);
+  cross.all_reduce_status = "ok";
+  const auto* point = model::largest_measured_point(*cross.all_reduce);
+  ASSERT_TRUE(point && point->busbw_gbps);
+  const std::string text = render_prometheus(run);
+  EXPECT_DOUBLE_EQ(sample(text, "linkscope_cross_host_all_reduce_bus_bandwidth_bytes_per_second" +
+                                    labels({{"host", "node-a"}, {"size", std::to_string(point->bytes)}})),
+                   *point->busbw_gbps * 1e9);
 }
 
 }  // namespace
