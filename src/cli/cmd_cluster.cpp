@@ -198,6 +198,10 @@ int run_cluster(const ClusterOptions& options) {
       if (session.is_root()) {
         cycle = skeleton_run(mine, options, cross_options, launch.launcher);
         cycle->config.host = session.my_host().name;
+        // The libnccl rank 0's host loads: part of the machine type, as in a doctor run of that host.
+        if (!cycle->environment.nccl_version && hosts) {
+          cycle->environment.nccl_version = hosts->hosts.at(session.my_host_index()).nccl_version;
+        }
         if (baseline) {
           isolation.baseline = &*baseline;
           isolation.baseline_name = options.baseline_path;
