@@ -29,17 +29,7 @@ mpi=(mpirun --allow-run-as-root --oversubscribe)
 net=(-x NCCL_P2P_DISABLE=1 -x NCCL_SHM_DISABLE=1 -x NCCL_NVLS_ENABLE=0)
 two_hosts=("${mpi[@]}" -np 2 "${net[@]}" -x LINKSCOPE_HOST_PER_RANK=1)
 
-# run NAME COMMAND... : stdout, stderr, exit code and wall seconds of one command under $out/NAME.*
-run() {
-  local name=$1
-  shift
-  local start end
-  start=$(date +%s.%N)
-  "$@" >"$out/$name.out" 2>"$out/$name.err"
-  echo $? >"$out/$name.rc"
-  end=$(date +%s.%N)
-  awk "BEGIN { printf \"%.1f\n\", $end - $start }" >"$out/$name.seconds"
-}
+source "$(dirname "${BASH_SOURCE[0]}")/step_lib.sh"  # run NAME COMMAND...
 
 nvidia-smi topo -m >"$out/nvidia-smi-topo-m.txt" 2>&1
 "$bin" version >"$out/version.txt" 2>&1

@@ -36,16 +36,7 @@ hosts() {
   timeout 300 mpirun --allow-run-as-root --oversubscribe "${spec[@]}"
 }
 
-run() {
-  local name=$1
-  shift
-  local start end
-  start=$(date +%s.%N)
-  "$@" >"$out/$name.out" 2>"$out/$name.err"
-  echo $? >"$out/$name.rc"
-  end=$(date +%s.%N)
-  awk "BEGIN { printf \"%.1f\n\", $end - $start }" >"$out/$name.seconds"
-}
+source "$(dirname "${BASH_SOURCE[0]}")/step_lib.sh"  # run NAME COMMAND...
 
 nvidia-smi -L >"$out/nvidia-smi-L.txt" 2>&1
 "$bin" version >"$out/version.txt" 2>&1
