@@ -219,7 +219,7 @@ int run_cluster(const ClusterOptions& options) {
         r.measurements.cross_host = *cross;
         cluster::record_cross_host_errors(r, *cross);
         if (baseline) r.fleet = fleet::judge_against_baseline(r, *baseline, options.baseline_path);
-        diagnose::diagnose_between_hosts_into(r);
+        diagnose::diagnose_into(r);  // between hosts only: a cluster run
         const auto [unusable, code] = unusable_cycle(*cross);
         if (!unusable.empty()) {
           print_stderr_line("linkscope: error: " + unusable);
@@ -249,7 +249,7 @@ int run_cluster(const ClusterOptions& options) {
           }
           stop = soak.ended;
           run.measurements.soak = soak;
-          diagnose::diagnose_between_hosts_into(run);  // again: the soak's rules judge every cycle so far
+          diagnose::diagnose_into(run);  // again: the soak's rules judge every cycle so far
         }
       }
       if (session.is_root()) {  // after every cycle: a kill leaves the last whole cycle on disk

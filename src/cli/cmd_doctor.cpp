@@ -117,10 +117,6 @@ int run_doctor(const DoctorOptions& options) {
   if (!options.baseline_path.empty() && !options.xml_path.empty()) {
     throw UsageError("doctor: --baseline judges measured numbers; a topology file (--xml) has none");
   }
-  if (!options.baseline_path.empty() && launch.parallel() && sources == 0) {
-    throw UsageError("doctor: --baseline judges one host's run; under mpirun/srun judge each host's saved run "
-                     "(doctor --from HOST/run.json --baseline FILE)");
-  }
   // Read before anything is measured: a bad baseline is a one-line error, not a lost run.
   std::optional<fleet::Baseline> baseline;
   if (!options.baseline_path.empty()) baseline = fleet::read_baseline_file(options.baseline_path);
@@ -135,7 +131,7 @@ int run_doctor(const DoctorOptions& options) {
     if (sources == 1) {
       if (launch.world_rank != 0) return 0;
     } else {
-      return run_doctor_cluster(options);
+      return run_doctor_cluster(options, baseline ? &*baseline : nullptr);
     }
   }
   // Progress goes to stderr only once a step succeeded, so a failure stays a single error line.

@@ -23,6 +23,7 @@
 #include "core/terminal_text.hpp"
 #include "diagnose/diagnose.hpp"
 #include "discover/live_system.hpp"
+#include "fleet/fleet_judge.hpp"
 #include "model/json_read.hpp"
 #include "model/run.hpp"
 #include "model/run_file.hpp"
@@ -97,7 +98,7 @@ void add_host_runs(model::Run& cluster_run, const std::vector<std::optional<mode
 
 }  // namespace
 
-int run_doctor_cluster(const DoctorOptions& options) {
+int run_doctor_cluster(const DoctorOptions& options, const fleet::Baseline* baseline) {
   const Environment env = Environment::from_process();
   const auto launch = runtime::detect_launch(env);
   runtime::refuse_parallel_launch_without_mpi(launch, platform::mpi_built_in());
@@ -157,6 +158,13 @@ int run_doctor_cluster(const DoctorOptions& options) {
                                    {"sizes_bytes", cross.sizes},         {"max_time_s", cross.max_time_s},
                                    {"timeout_s", cross.timeout_s},       {"cross_host_only", options.cross_host_only}};
     run.environment.launch = launch.launcher;
+    if (baseline) {  // each host against its machine type: its own findings name what is outside
+      for (auto& host_run : host_runs) {
+        if (!host_run) continue;
+        host_run->fleet = fleet::judge_against_baseline(*host_run, *baseline, options.baseline_path);
+        diagnose::diagnose_into(*host_run);
+      }
+    }
     cluster::add_hosts_to_system(run.system, *hosts);
     add_host_runs(run, host_runs);
     run.measurements.cross_host = *cross_host;
@@ -167,6 +175,8 @@ int run_doctor_cluster(const DoctorOptions& options) {
       unexamined.push_back(host.name + ": " + host.error);
       run.record_error("host " + host.name, host.error);
     }
+    // Rank 0's own numbers and the pairs between hosts, in the report's Fleet section.
+    if (baseline) run.fleet = fleet::judge_against_baseline(run, *baseline, options.baseline_path);
     diagnose::diagnose_into(run);  // this host's hypotheses judged again, every rule (the cluster's too)
 
     // Every host's run is a file of the report's set: replaced with it, removed with it when that host is gone.

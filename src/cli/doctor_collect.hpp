@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "cli/findings_exit.hpp"
+#include "fleet/baseline.hpp"
 #include "model/run.hpp"
 
 namespace linkscope::cli {
@@ -56,7 +57,8 @@ void write_doctor_prometheus(const DoctorOptions& options, const model::Run& run
                              const std::vector<std::string>& inputs = {});
 
 // `linkscope doctor` under mpirun/srun (doctor_cluster.cpp): every host's leader runs the live doctor on its own
-// host, then the cross-host tests run over all ranks, and rank 0 writes one report for the cluster.
-int run_doctor_cluster(const DoctorOptions& options);
+// host, then the cross-host tests run over all ranks, and rank 0 writes one report for the cluster. With a
+// `baseline` (--baseline), rank 0 judges every host's run and the cluster's against it.
+int run_doctor_cluster(const DoctorOptions& options, const fleet::Baseline* baseline = nullptr);
 
 }  // namespace linkscope::cli

@@ -5,7 +5,6 @@
 #include <random>
 #include <set>
 
-#include "core/text.hpp"
 
 namespace linkscope::cluster {
 
@@ -63,35 +62,6 @@ std::vector<std::vector<HostPair>> random_peer_rounds(int hosts, int peers, std:
     rounds.push_back(best);
   }
   return rounds;
-}
-
-PeerJudgement judge_by_peer_median(int hosts, const std::vector<PairMeasurement>& measured, double threshold) {
-  PeerJudgement judgement;
-  std::vector<std::vector<double>> per_host(static_cast<std::size_t>(std::max(hosts, 0)));
-  std::vector<double> every;
-  judgement.hosts.resize(per_host.size());
-  for (std::size_t h = 0; h < per_host.size(); ++h) judgement.hosts[h].host = static_cast<int>(h);
-  for (const auto& m : measured) {
-    for (int host : {m.pair.first, m.pair.second}) {
-      auto& mine = judgement.hosts.at(static_cast<std::size_t>(host));
-      if (!m.gbps) {
-        ++mine.failed;
-        continue;
-      }
-      ++mine.pairs;
-      per_host[static_cast<std::size_t>(host)].push_back(*m.gbps);
-    }
-    if (m.gbps) every.push_back(*m.gbps);
-  }
-  if (!every.empty()) judgement.fleet_median_gbps = median_of(every);
-  for (std::size_t h = 0; h < per_host.size(); ++h) {
-    auto& mine = judgement.hosts[h];
-    if (!per_host[h].empty()) mine.median_gbps = median_of(per_host[h]);
-    mine.slow = (mine.failed > 0 && mine.pairs == 0) ||
-                (mine.median_gbps && judgement.fleet_median_gbps &&
-                 *mine.median_gbps < (1 - threshold) * *judgement.fleet_median_gbps);
-  }
-  return judgement;
 }
 
 }  // namespace linkscope::cluster

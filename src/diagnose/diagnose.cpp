@@ -39,6 +39,11 @@ std::vector<model::Finding> find_problems(const model::Run& run) { return run_ru
 Diagnosis diagnose(const model::Run& run, bool remake_hypotheses) {
   const Context context(run);
   Diagnosis diagnosis;
+  // A `cluster` run's `system` is rank 0's facts beside every host's: judging them would single out rank 0's host.
+  if (run.config.subcommand == "cluster") {
+    diagnosis.findings = run_rules(context, true);
+    return diagnosis;
+  }
   diagnosis.hypotheses = remake_hypotheses || run.hypotheses.empty() ? make_hypotheses(run) : run.hypotheses;
   judge_hypotheses(context, diagnosis.hypotheses);
   diagnosis.findings = run_rules(context);
@@ -49,11 +54,6 @@ void diagnose_into(model::Run& run, bool remake_hypotheses) {
   Diagnosis diagnosis = diagnose(run, remake_hypotheses);
   run.hypotheses = std::move(diagnosis.hypotheses);
   run.findings = std::move(diagnosis.findings);
-}
-
-void diagnose_between_hosts_into(model::Run& run) {
-  run.hypotheses.clear();
-  run.findings = run_rules(Context(run), true);
 }
 
 }  // namespace linkscope::diagnose

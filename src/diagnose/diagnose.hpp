@@ -20,15 +20,13 @@ struct Diagnosis {
 std::vector<model::Finding> find_problems(const model::Run& run);
 
 // The run's hypotheses (made first when it has none, or always with `remake_hypotheses`) judged against its
-// measurements, and every rule's finding.
+// measurements, and every rule's finding. A `cluster` run (config.subcommand) is judged only by the rules about what
+// lies between hosts (cross-host-slow, host-differs, outside-fleet-baseline, soak-metric-changed, link-flap,
+// run-incomplete), without hypotheses: its hosts' own facts are doctor's to judge, every host alike, not rank 0's
+// alone because its facts are the run's `system`.
 [[nodiscard]] Diagnosis diagnose(const model::Run& run, bool remake_hypotheses = false);
 
 // diagnose() written into the run.
 void diagnose_into(model::Run& run, bool remake_hypotheses = false);
-
-// `cluster`'s judgement: only the rules about what lies between hosts (cross-host-slow, host-differs,
-// outside-fleet-baseline, soak-metric-changed, link-flap, run-incomplete), no hypotheses. The hosts' own facts are
-// doctor's to judge, every host alike, not rank 0's alone because its facts are the run's `system`.
-void diagnose_between_hosts_into(model::Run& run);
 
 }  // namespace linkscope::diagnose

@@ -92,18 +92,38 @@ std::vector<MetricChange> soak_metric_changes(const model::Soak& soak) {
   return changes;
 }
 
-std::vector<StateChange> soak_state_changes(const model::Soak& soak) {
-  std::vector<StateChange> changes;
+namespace {
+
+// `each(key, before, after, cycle)` for every key that two consecutive cycles read in `field` (states, counters).
+template <typename Value, typename Each>
+void consecutive_readings(const model::Soak& soak, std::map<std::string, Value> model::SoakCycle::*field, Each each) {
   for (std::size_t i = 1; i < soak.cycles.size(); ++i) {
-    const auto& previous = soak.cycles[i - 1].states;
-    for (const auto& [state, value] : soak.cycles[i].states) {
-      const auto it = previous.find(state);
-      if (it != previous.end() && it->second != value) {
-        changes.push_back({state, it->second, value, soak.cycles[i].index});
-      }
+    const auto& previous = soak.cycles[i - 1].*field;
+    for (const auto& [key, value] : soak.cycles[i].*field) {
+      const auto it = previous.find(key);
+      if (it != previous.end()) each(key, it->second, value, soak.cycles[i].index);
     }
   }
+}
+
+}  // namespace
+
+std::vector<StateChange> soak_state_changes(const model::Soak& soak) {
+  std::vector<StateChange> changes;
+  consecutive_readings(soak, &model::SoakCycle::states,
+                       [&](const std::string& state, const std::string& before, const std::string& after, int cycle) {
+                         if (before != after) changes.push_back({state, before, after, cycle});
+                       });
   return changes;
+}
+
+std::vector<CounterRise> soak_counter_rises(const model::Soak& soak) {
+  std::vector<CounterRise> rises;
+  consecutive_readings(soak, &model::SoakCycle::counters,
+                       [&](const std::string& counter, std::int64_t before, std::int64_t after, int cycle) {
+                         if (after > before) rises.push_back({counter, before, after, cycle});
+                       });
+  return rises;
 }
 
 }  // namespace linkscope::diagnose

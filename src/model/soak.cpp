@@ -10,6 +10,7 @@ nlohmann::json to_json(const Soak& soak) {
                       {"seconds", cycle.seconds},
                       {"metrics", cycle.metrics},
                       {"states", cycle.states},
+                      {"counters", cycle.counters},
                       {"findings", cycle.findings}});
   }
   return {{"requested_s", soak.requested_s}, {"ended", soak.ended}, {"cycles", cycles}};
@@ -29,6 +30,10 @@ Soak soak_from_json(const JsonReader& r) {
       if (const auto number = metrics.number(key)) cycle.metrics[key] = *number;
     }
     cycle.states = c.string_map("states");
+    const JsonReader counters = c.object("counters");  // absent before schema 1.7
+    for (const auto& [key, value] : counters.json().items()) {
+      if (const auto number = counters.integer(key)) cycle.counters[key] = *number;
+    }
     cycle.findings = c.strings("findings");
     soak.cycles.push_back(std::move(cycle));
   }

@@ -1,4 +1,5 @@
 #pragma once
+#include <cstdint>
 #include <map>
 #include <string>
 #include <vector>
@@ -22,6 +23,9 @@ struct SoakCycle {
   std::map<std::string, double> metrics;
   // Link facts read at the cycle's start ("GPU0 PCIe width" -> "16", "GPU0 active NVLinks" -> "18").
   std::map<std::string, std::string> states;
+  // Link error counters read at the cycle's start, cumulative as the driver keeps them ("GPU0 NVLink 3 CRC flit
+  // errors" -> 0): one that grew between two cycles is a link erroring while the machine runs.
+  std::map<std::string, std::int64_t> counters;
   std::vector<std::string> findings;  // ids of the cycle's findings of severity warning or above
 };
 

@@ -40,10 +40,19 @@ std::map<std::string, double> cycle_metrics(const model::Run& run) {
 }
 
 // The link facts of one host that must not change while it runs: each GPU's PCIe width and active NVLinks, each
-// RDMA port's state and rate. `prefix` names the host in a cluster's run.
-void add_states(const model::System& system, const std::string& prefix, std::map<std::string, std::string>& states) {
+// RDMA port's state and rate; and its links' error counters, which must not grow. `prefix` names the host in a
+// cluster's run.
+void add_links(const model::System& system, const std::string& prefix, model::SoakCycle& cycle) {
+  auto& states = cycle.states;
   for (const auto& gpu : system.gpus) {
     const std::string label = prefix + gpu.label();
+    for (const auto& link : gpu.nvlink_list()) {
+      const std::pair<const char*, const model::Known<std::int64_t>*> counters[] = {
+          {"replay", &link.errors.replay}, {"recovery", &link.errors.recovery}, {"CRC flit", &link.errors.crc_flit}};
+      for (const auto& [words, value] : counters) {
+        if (*value) cycle.counters[fmt::format("{} NVLink {} {} errors", label, link.link, words)] = **value;
+      }
+    }
     if (gpu.pcie.sysfs_current_width) {
       states[label + " PCIe width"] = std::to_string(*gpu.pcie.sysfs_current_width);
     } else if (gpu.pcie.current_width) {
@@ -60,16 +69,14 @@ void add_states(const model::System& system, const std::string& prefix, std::map
   }
 }
 
-std::map<std::string, std::string> cycle_states(const model::System& system) {
-  std::map<std::string, std::string> states;
+void add_cycle_links(const model::System& system, model::SoakCycle& cycle) {
   if (system.hosts.empty()) {
-    add_states(system, "", states);
-    return states;
+    add_links(system, "", cycle);
+    return;
   }
   for (const auto& host : system.hosts) {
-    if (host.system) add_states(*host.system, host.name + " ", states);
+    if (host.system) add_links(*host.system, host.name + " ", cycle);
   }
-  return states;
 }
 
 }  // namespace
@@ -80,7 +87,7 @@ model::SoakCycle summarize_soak_cycle(const model::Run& run, int index, double s
   cycle.start_s = start_s;
   cycle.seconds = seconds;
   cycle.metrics = cycle_metrics(run);
-  cycle.states = cycle_states(run.system);
+  add_cycle_links(run.system, cycle);
   for (const auto& finding : run.findings) {
     if (finding.severity >= model::Severity::kWarning) cycle.findings.push_back(finding.id);
   }

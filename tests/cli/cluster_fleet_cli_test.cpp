@@ -182,5 +182,36 @@ TEST(ClusterMpiCli, SoakSeesTheStepWhenAHostDegrades) {
       << result.out;
 }
 
+// `doctor --baseline` under MPI: rank 0 judges every host's run against the baseline, so each host's own findings
+// say how it stands (here: their machine type, without a GPU CUDA can use, is not in a baseline of the h200x2 run).
+TEST(ClusterMpiCli, DoctorJudgesEveryHostAgainstTheBaseline) {
+  LINKSCOPE_REQUIRE_LAUNCHER(launcher);
+  test::TempDir dir;
+  const std::string baseline = dir.path() + "/baseline.json";
+  ASSERT_EQ(test::run_command(LINKSCOPE_BINARY, {"baseline", test::fixture("runs/h200x2-healthy.json"), "-o", baseline})
+                .exit_code,
+            0);
+  const std::string out = dir.path() + "/report";
+  const std::vector<std::string> args = {"doctor", "--cross-host-only", "-o", out, "--timeout", "20", "--baseline", baseline};
+  std::vector<test::RankCommand> ranks;
+  for (const char* host : {"node-a", "node-b"}) {
+    ranks.push_back({{std::string("LINKSCOPE_HOST_NAME=") + host, std::string("LINKSCOPE_NVML_LIBRARY=") + LINKSCOPE_FAKE_NVML,
+                      "CUDA_VISIBLE_DEVICES=", "LINKSCOPE_TELEMETRY=off"},
+                     LINKSCOPE_BINARY,
+                     args});
+  }
+  const auto result = launcher.run(ranks, {"LINKSCOPE_HOST_NAME", "LINKSCOPE_HOST_PER_RANK"}, 120);
+  EXPECT_NE(result.exit_code, 2) << result.err;  // accepted under MPI
+  const json run = json::parse(test::read_text(out + "/run.json"));
+  ASSERT_TRUE(run.contains("fleet")) << result.err;
+  EXPECT_FALSE(run["fleet"]["type_in_baseline"].get<bool>());
+  ASSERT_EQ(run["system"]["hosts"].size(), 2u);
+  for (const auto& host : run["system"]["hosts"]) {
+    bool said = false;
+    for (const auto& finding : host["findings"]) said = said || finding["id"] == "outside-fleet-baseline";
+    EXPECT_TRUE(said) << host["name"] << ": " << host["findings"].dump();
+  }
+}
+
 }  // namespace
 }  // namespace linkscope

@@ -214,15 +214,16 @@ def main():
             "bandwidth_gbps": None, "cv": None, "wrong": 0, "status": "na",
             "reason": "local copy needs 8.5 GiB on GPU 0 (8.0 GiB for buffers + 0.5 GiB kept for the CUDA context), "
                       "but only 2.2 GiB is free"}}])
-    def soak(values, widths=None):
+    def soak(values, widths=None, crc=None):
         metric = ('linkscope_collective_bus_bandwidth_bytes_per_second{gpu="all",op="all_reduce",size="268435456",'
                   'dtype="float",redop="sum",ranks="2"}')
         cycles = []
         for i, gbps in enumerate(values):
             states = {"GPU0 PCIe width": "16", "GPU1 PCIe width": widths[i] if widths else "16",
                       "GPU0 active NVLinks": "18", "GPU1 active NVLinks": "18"}
+            counters = {"GPU0 NVLink 3 CRC flit errors": crc[i] if crc else 0, "GPU0 NVLink 3 replay errors": 0}
             cycles.append({"index": i, "start_s": 40.0 * i, "seconds": 38.5, "metrics": {metric: gbps * 1e9},
-                           "states": states, "findings": []})
+                           "states": states, "counters": counters, "findings": []})
         return {"requested_s": 40.0 * len(values), "ended": "duration reached", "cycles": cycles}
     case("soak-all-reduce-steps-down", "doctor --soak: all_reduce 256 MiB busbw 360 GB/s for 3 cycles, then 270 "
          "(SYNTHETIC)", H200X2, [
@@ -231,6 +232,9 @@ def main():
          "(SYNTHETIC)", H200X2, [
         {"op": "add", "path": "/measurements/soak", "value": soak([360.2, 361.0, 359.8, 360.5],
                                                                    ["16", "16", "8", "16"])}])
+    case("soak-gpu0-nvlink-errors-grow", "doctor --soak: GPU0's NVLink 3 CRC flit errors 0, 0, 12, 40 over the "
+         "cycles, the link up all along (SYNTHETIC)", H200X2, [
+        {"op": "add", "path": "/measurements/soak", "value": soak([360.2, 361.0, 359.8, 360.5], None, [0, 0, 12, 40])}])
     case("sm-read-one-direction-slow", "SM read 1->0 at 512 MiB 300.0 GB/s against 376.2 (SYNTHETIC)", H200X2, [
         {"op": "replace", "path": "/measurements/p2p/points/13/bandwidth_gbps/median", "value": 300.0}])
     case("ce-copies-far-below-link", "CE copies both ways at 512 MiB 250.0 GB/s of 478.1 (SYNTHETIC)", H200X2, [

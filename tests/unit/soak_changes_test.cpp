@@ -56,6 +56,26 @@ TEST(SoakChanges, ALinkFactThatChangesBetweenCyclesIsAFlap) {
   EXPECT_TRUE(soak_state_changes(soak).empty());
 }
 
+// Error counters are cumulative: each rise between two cycles is reported once, with its size; a steady count is not.
+TEST(SoakChanges, AnErrorCounterThatGrowsBetweenCyclesIsReportedEachTime) {
+  model::Soak soak = soak_of({360, 360, 360, 360});
+  const std::int64_t crc[] = {5, 5, 17, 40};
+  for (std::size_t i = 0; i < soak.cycles.size(); ++i) {
+    soak.cycles[i].counters["GPU0 NVLink 3 CRC flit errors"] = crc[i];
+    soak.cycles[i].counters["GPU0 NVLink 3 replay errors"] = 2;
+  }
+  const auto rises = soak_counter_rises(soak);
+  ASSERT_EQ(rises.size(), 2u);
+  EXPECT_EQ(rises[0].counter, "GPU0 NVLink 3 CRC flit errors");
+  EXPECT_EQ(rises[0].before, 5);
+  EXPECT_EQ(rises[0].after, 17);
+  EXPECT_EQ(rises[0].at_cycle, 2);
+  EXPECT_EQ(rises[1].at_cycle, 3);
+  EXPECT_TRUE(soak_state_changes(soak).empty());
+  soak.cycles[3].counters["GPU0 NVLink 3 CRC flit errors"] = 17;  // read again, no new errors
+  EXPECT_EQ(soak_counter_rises(soak).size(), 1u);
+}
+
 TEST(SoakDuration, UnitsAndRefusals) {
   EXPECT_EQ(parse_duration("600", "--soak"), 600);
   EXPECT_EQ(parse_duration("90s", "--soak"), 90);

@@ -47,12 +47,22 @@ TEST(SoakCycle, AClustersPairsKeepTheirHostsAndItsStatesNameEachHost) {
   EXPECT_TRUE(std::find(cycle.findings.begin(), cycle.findings.end(), "cross-host-slow") != cycle.findings.end());
 }
 
-TEST(SoakCycle, OneHostsMetricsLeaveTheHostLabelOut) {
+TEST(SoakCycle, OneHostsMetricsLeaveTheHostLabelOutAndItsNvlinkCountersAreKept) {
   model::Run run = model::read_run_file(test::fixture("runs/h200x2-healthy.json"));
   const model::SoakCycle cycle = summarize_soak_cycle(run, 0, 0, 1);
   ASSERT_FALSE(cycle.metrics.empty());
   for (const auto& [key, value] : cycle.metrics) EXPECT_EQ(key.find("host="), std::string::npos) << key;
   EXPECT_TRUE(cycle.states.count("GPU0 PCIe width"));
+  // Every NVLink error counter NVML reported, under the GPU and link it belongs to.
+  std::size_t expected = 0;
+  for (const auto& gpu : run.system.gpus) {
+    for (const auto& link : gpu.nvlink_list()) {
+      expected += link.errors.replay.has_value() + link.errors.recovery.has_value() + link.errors.crc_flit.has_value();
+    }
+  }
+  ASSERT_GT(expected, 0u) << "the h200x2 run has NVLink error counters";
+  EXPECT_EQ(cycle.counters.size(), expected);
+  EXPECT_TRUE(cycle.counters.count("GPU1 NVLink 17 CRC flit errors")) << cycle.counters.begin()->first;
 }
 
 TEST(SoakCycle, APortThatGoesDownBetweenCyclesIsALinkFlap) {
