@@ -69,6 +69,8 @@ run doctor-1 "$bin" doctor --quick -o "$out/doctor-1"
 run doctor-2 "$bin" doctor --quick -o "$out/doctor-2"
 run baseline-doctor "$bin" baseline "$out/doctor-1/run.json" "$out/doctor-2/run.json" -o "$out/doctor-baseline.json"
 run doctor-judged "$bin" doctor --quick --baseline "$out/doctor-baseline.json" --fail-on warning -o "$out/doctor-3"
+# The same under MPI: two hosts (on the one GPU) examine themselves at once; rank 0 judges each host's run.
+run doctor-mpi hosts 2 "" doctor --quick --baseline "$out/doctor-baseline.json" -o "$out/doctor-mpi"
 
 python3 - "$out" <<'PY' >"$out/summary.txt"
 import json, os, sys
@@ -84,7 +86,7 @@ def load(name):
     except Exception as error:
         return {"_error": str(error)}
 for step in ["pairs-good", "isolate-given", "isolate-nothing", "baseline-cluster", "isolate-slow", "isolate-baseline",
-             "soak", "doctor-1", "doctor-2", "baseline-doctor", "doctor-judged"]:
+             "soak", "doctor-1", "doctor-2", "baseline-doctor", "doctor-judged", "doctor-mpi"]:
     print(f"{step}: exit {read(step + '.rc').strip()} in {read(step + '.seconds').strip()} s; "
           f"last stderr line: {(read(step + '.err').strip().splitlines() or [''])[-1][:300]}")
 print("expect-gbps (median pair of night 1):", read("expect-gbps.txt").strip())
@@ -116,5 +118,10 @@ print("doctor-judged: type", fleet.get("machine_type"), "in baseline", fleet.get
       "metrics", len(fleet.get("metrics", [])), "outside", sum(1 for m in fleet.get("metrics", []) if m.get("outside")),
       "not in baseline", fleet.get("not_in_baseline"))
 print("doctor-judged findings:", [(f["id"], f["severity"]) for f in judged.get("findings", [])])
+mpi = load("doctor-mpi/run.json")
+for host in mpi.get("system", {}).get("hosts", []):
+    print("doctor-mpi host", host["name"], [(f["id"], f["severity"], f["title"][:120]) for f in host.get("findings") or []])
+print("doctor-mpi fleet:", (mpi.get("fleet") or {}).get("machine_type"), "outside",
+      sum(1 for m in (mpi.get("fleet") or {}).get("metrics", []) if m.get("outside")))
 PY
 cat "$out/summary.txt"

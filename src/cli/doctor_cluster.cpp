@@ -65,6 +65,7 @@ json examine_host(const cluster::ClusterSession& session, const DoctorOptions& o
   cluster::fill_nccl_version(host);
   try {
     model::Run mine = collect_live_run(options);
+    mine.config.host = host.name;  // the host's name in the job (LINKSCOPE_HOST_NAME, -rankN), as the report says it
     diagnose::diagnose_into(mine);
     host.system = std::make_shared<const model::System>(mine.system);
     run = std::move(mine);
