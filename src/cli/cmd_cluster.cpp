@@ -131,6 +131,44 @@ std::pair<std::string, int> unusable_cycle(const model::CrossHost& cross) {
   return {"", 0};
 }
 
+// Rank 0 completes a cycle's run: every host's facts, the cross-host section and its errors, the fleet's judgement,
+// the findings (a cluster run's: between hosts).
+void complete_cycle_run(model::Run& run, const cluster::HostsComparison& hosts, const model::CrossHost& cross,
+                        const fleet::Baseline* baseline, const std::string& baseline_name) {
+  cluster::add_hosts_to_system(run.system, hosts);
+  run.measurements.cross_host = cross;
+  cluster::record_cross_host_errors(run, cross);
+  if (baseline) run.fleet = fleet::judge_against_baseline(run, *baseline, baseline_name);
+  diagnose::diagnose_into(run);
+}
+
+// Why a soak ends after cycle `index` (0-based), or "" to go on: the cycle could not measure, a rank was signalled
+// (the run is then marked stopped: exit 130), or another cycle would end after the duration.
+std::string soak_end(const model::Soak& soak, model::Run& run, bool cycle_failed, int signal_number, int index,
+                     double elapsed_s) {
+  if (cycle_failed) return fmt::format("stopped: soak cycle {} could not measure", index + 1);
+  if (signal_number != 0) {
+    run.config.stopped = fmt::format("interrupted ({}) after soak cycle {}",
+                                     signal_number == SIGTERM ? "SIGTERM" : "SIGINT", index + 1);
+    return *run.config.stopped;
+  }
+  return report::soak_duration_reached(soak, elapsed_s);
+}
+
+void print_cluster_run(const model::Run& run, const cluster::Roster& roster, const std::string& launcher,
+                       const std::string& format) {
+  if (format == "json") {
+    std::fputs(model::run_text(run).c_str(), stdout);
+  } else {
+    write_text_stdout(fmt::format("linkscope cluster: {} host(s), {} rank(s) under MPI ({})\n\n{}\n{}",
+                                  roster.hosts.size(), roster.world_size, launcher, report::render_hosts_text(run),
+                                  report::render_cross_host_text(run)));
+    if (run.fleet) write_text_stdout("\n" + report::render_fleet_text(*run.fleet));
+    write_text_stdout(report::render_soak_text(run) + report::render_findings_text(run));
+  }
+  std::fflush(stdout);
+}
+
 int run_cluster(const ClusterOptions& options) {
   checked_seconds(options.max_time_s, "--max-time", ZeroSeconds::kRefused);
   checked_seconds(options.timeout_s, "--timeout", ZeroSeconds::kRefused);
@@ -214,12 +252,7 @@ int run_cluster(const ClusterOptions& options) {
                                                                        cross_options, capture);
       std::string stop;  // rank 0: why no further cycle runs ("" to go on)
       if (session.is_root()) {
-        model::Run& r = *cycle;
-        cluster::add_hosts_to_system(r.system, *hosts);
-        r.measurements.cross_host = *cross;
-        cluster::record_cross_host_errors(r, *cross);
-        if (baseline) r.fleet = fleet::judge_against_baseline(r, *baseline, options.baseline_path);
-        diagnose::diagnose_into(r);  // between hosts only: a cluster run
+        complete_cycle_run(*cycle, *hosts, *cross, baseline ? &*baseline : nullptr, options.baseline_path);
         const auto [unusable, code] = unusable_cycle(*cross);
         if (!unusable.empty()) {
           print_stderr_line("linkscope: error: " + unusable);
@@ -228,25 +261,16 @@ int run_cluster(const ClusterOptions& options) {
         }
         if (soak_seconds > 0) {
           soak.cycles.push_back(
-              report::summarize_soak_cycle(r, index, start, cluster::ClusterSession::now_s() - begin - start));
+              report::summarize_soak_cycle(*cycle, index, start, cluster::ClusterSession::now_s() - begin - start));
         }
-        run = std::move(r);
+        run = std::move(*cycle);
       }
       if (soak_seconds > 0) {  // every rank's stop signal reaches rank 0, which decides for all
         const auto signals_seen = session.gather_from_all(std::to_string(g_cluster_signal.load()), "ending a soak cycle");
         int signal_number = 0;
         for (const auto& text : signals_seen) signal_number = std::max(signal_number, std::atoi(text.c_str()));
         if (session.is_root()) {
-          const double elapsed = cluster::ClusterSession::now_s() - begin;
-          if (!stop.empty()) {
-            soak.ended = fmt::format("stopped: soak cycle {} could not measure", index + 1);
-          } else if (signal_number != 0) {
-            soak.ended = fmt::format("interrupted ({}) after soak cycle {}", signal_number == SIGTERM ? "SIGTERM" : "SIGINT",
-                                     index + 1);
-            run.config.stopped = soak.ended;
-          } else {
-            soak.ended = report::soak_duration_reached(soak, elapsed);
-          }
+          soak.ended = soak_end(soak, run, !stop.empty(), signal_number, index, cluster::ClusterSession::now_s() - begin);
           stop = soak.ended;
           run.measurements.soak = soak;
           diagnose::diagnose_into(run);  // again: the soak's rules judge every cycle so far
@@ -261,16 +285,7 @@ int run_cluster(const ClusterOptions& options) {
     capture.remove_files();
     if (!session.is_root()) return 0;
 
-    if (options.format == "json") {
-      std::fputs(model::run_text(run).c_str(), stdout);
-    } else {
-      write_text_stdout(fmt::format("linkscope cluster: {} host(s), {} rank(s) under MPI ({})\n\n{}\n{}",
-                                    roster.hosts.size(), roster.world_size, launch.launcher,
-                                    report::render_hosts_text(run), report::render_cross_host_text(run)));
-      if (run.fleet) write_text_stdout("\n" + report::render_fleet_text(*run.fleet));
-      write_text_stdout(report::render_soak_text(run) + report::render_findings_text(run));
-    }
-    std::fflush(stdout);
+    print_cluster_run(run, roster, launch.launcher, options.format);
     if (failed_code != 0) return options.exit.nagios() ? to_int(NagiosStatus::kUnknown) : failed_code;
     // A measurement that failed (3), timed out (4) or came back wrong (5) outranks what the findings say, unless the
     // caller wants the Nagios state.
