@@ -6,6 +6,7 @@
 // launcher (tests/CMakeLists.txt).
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <fstream>
 #include <map>
 
@@ -180,6 +181,36 @@ TEST(ClusterMpiCli, SoakSeesTheStepWhenAHostDegrades) {
   EXPECT_NE(result.err.find("linkscope cluster: soak cycle 3 at "), std::string::npos) << result.err;
   EXPECT_NE(result.out.find("Soak: " + std::to_string(soak["cycles"].size()) + " cycle(s)"), std::string::npos)
       << result.out;
+}
+
+// A SIGTERM to one rank (not rank 0) ends the soak after the cycle it arrived in: every rank's signal reaches rank 0,
+// which stops all of them; the run on disk says so and the job exits 130.
+TEST(ClusterMpiCli, SoakEndsAfterTheCycleOnASignalToAnyRank) {
+  LINKSCOPE_REQUIRE_LAUNCHER(launcher);
+  test::TempDir dir;
+  const std::string output = dir.path() + "/soak.json";
+  const std::string fabric = write_fabric(dir, "f.json", "[]");
+  const std::vector<std::string> env = {"LINKSCOPE_HOST_PER_RANK=1", "LINKSCOPE_TEST_FABRIC=" + fabric,
+                                        std::string("LINKSCOPE_NVML_LIBRARY=") + LINKSCOPE_FAKE_NVML,
+                                        "CUDA_VISIBLE_DEVICES=", "LINKSCOPE_TELEMETRY=off"};
+  const std::vector<std::string> args = {"cluster", "-b", "64M", "-e", "64M", "--isolate", "--expect-gbps", "40",
+                                         "--soak", "120s", "-q", "--output", output};
+  // Rank 2 runs linkscope as its shell's child and sends it SIGTERM once a few cycles are done.
+  const std::string signalled = std::string(LINKSCOPE_SEAMED_BINARY) + " " +
+                                "cluster -b 64M -e 64M --isolate --expect-gbps 40 --soak 120s -q --output '" + output +
+                                "' & child=$!; sleep 5; kill -TERM $child; wait $child";
+  std::vector<test::RankCommand> ranks(4, test::RankCommand{env, LINKSCOPE_SEAMED_BINARY, args});
+  ranks[2] = test::RankCommand{env, "/bin/sh", {"-c", signalled}};
+  const auto start = std::chrono::steady_clock::now();
+  const auto result = launcher.run(ranks, {"LINKSCOPE_HOST_NAME", "LINKSCOPE_HOST_PER_RANK"}, 200);
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  EXPECT_EQ(result.exit_code, 130) << result.err;
+  EXPECT_LT(seconds, 90) << "the soak went on after the signal";
+  const json run = json::parse(test::read_text(output));
+  const std::string ended = run["measurements"]["soak"]["ended"];
+  EXPECT_EQ(ended.rfind("interrupted (SIGTERM) after soak cycle ", 0), 0u) << ended;
+  EXPECT_EQ(run["config"]["stopped"], ended);
+  EXPECT_GE(run["measurements"]["soak"]["cycles"].size(), 1u);
 }
 
 // `doctor --baseline` under MPI: rank 0 judges every host's run against the baseline, so each host's own findings
