@@ -29,7 +29,7 @@ std::string_view exit_code_meaning(ExitCode code) {
     case ExitCode::kTimeout: return "a watchdog expired (hung collective or copy); results so far are kept";
     case ExitCode::kWrongResults: return "verification found wrong data";
     case ExitCode::kThreshold: return "a --check or compare threshold was crossed (regression)";
-    case ExitCode::kProblemFound: return "doctor found a problem of severity error";
+    case ExitCode::kProblemFound: return "doctor (or cluster) found a problem of severity error";
     case ExitCode::kInterrupted: return "interrupted (SIGINT/SIGTERM); what was measured so far is written";
     case ExitCode::kNcclTestsRefused:
       return "as an nccl-tests name: a flag combination nccl-tests refuses (its exit 255)";
