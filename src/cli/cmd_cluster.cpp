@@ -4,7 +4,6 @@
 #include <signal.h>
 
 #include <atomic>
-#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -15,9 +14,7 @@
 
 #include "cli/cluster_host_facts.hpp"
 #include "cli/command.hpp"
-#include "cli/error_exit.hpp"
 #include "cli/findings_exit.hpp"
-#include "report/soak_cycle.hpp"
 #include "cli/stop_signals.hpp"
 #include "cli/topo_live.hpp"
 #include "cluster/cross_host.hpp"
@@ -46,6 +43,7 @@
 #include "report/fleet_section.hpp"
 #include "report/cluster_tables.hpp"
 #include "report/prometheus_report.hpp"
+#include "report/soak_cycle.hpp"
 #include "report/summary_text.hpp"
 #include "runtime/launch_environment.hpp"
 #include "runtime/nccl_debug_capture.hpp"
@@ -93,8 +91,8 @@ std::optional<cluster::HostsComparison> gather_host_facts(cluster::ClusterSessio
   return compare_gathered_hosts(session, report);
 }
 
-// Rank 0's run of one cycle: rank 0's facts (its machine type is the fleet's key), every host's, the cross-host
-// section, the fleet's judgement and the findings.
+// Rank 0's run of one cycle before anything is measured: rank 0's facts (its machine type is the fleet's key) and the
+// cluster's settings; complete_cycle_run adds the rest.
 model::Run skeleton_run(const std::optional<TopoLiveResult>& mine, const ClusterOptions& options,
                         const cluster::CrossHostOptions& cross_options, const std::string& launcher) {
   model::Run run = mine ? discover::topo_live_run(mine->live, mine->check, mine->env, options.argv)
@@ -149,7 +147,7 @@ std::string soak_end(const model::Soak& soak, model::Run& run, bool cycle_failed
   if (cycle_failed) return fmt::format("stopped: soak cycle {} could not measure", index + 1);
   if (signal_number != 0) {
     run.config.stopped = fmt::format("interrupted ({}) after soak cycle {}",
-                                     signal_number == SIGTERM ? "SIGTERM" : "SIGINT", index + 1);
+                                     stop_signal_name(signal_number), index + 1);
     return *run.config.stopped;
   }
   return report::soak_duration_reached(soak, elapsed_s);
@@ -350,7 +348,7 @@ Command add_cluster_command(CLI::App& parent, const std::vector<std::string>& ar
   app->add_flag("-q,--quiet", options->quiet, "no progress lines on stderr");
   command.run = [options, expect] {
     options->expect_given = expect->count() > 0;
-    return options->exit.nagios() ? nagios_check([&options] { return run_cluster(*options); }) : run_cluster(*options);
+    return run_with_exit_policy(options->exit, [&options] { return run_cluster(*options); });
   };
   return command;
 }

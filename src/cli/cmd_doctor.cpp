@@ -9,7 +9,6 @@
 
 #include "cli/command.hpp"
 #include "cli/doctor_collect.hpp"
-#include "cli/error_exit.hpp"
 #include "cli/model_version_option.hpp"
 #include "core/environment.hpp"
 #include "core/error.hpp"
@@ -238,8 +237,7 @@ Command add_doctor_command(CLI::App& parent, const std::vector<std::string>& arg
   command.app->add_flag("--cross-host-only", options->cross_host_only,
                         "under mpirun/srun: hosts do not measure themselves; facts and the cross-host tests only");
   command.run = [options] {
-    return options->exit.nagios() ? nagios_check([&options] { return run_doctor(*options); })
-                                           : run_doctor(*options);
+    return run_with_exit_policy(options->exit, [&options] { return run_doctor(*options); });
   };
   return command;
 }

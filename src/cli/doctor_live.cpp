@@ -119,7 +119,7 @@ class StepRunner {
   }
 
  private:
-  static std::string signal_name() { return g_stop_signal.load() == SIGTERM ? "SIGTERM" : "SIGINT"; }
+  static std::string signal_name() { return stop_signal_name(g_stop_signal.load()); }
 
   void stop_before(const std::string& step) {
     run_.config.stopped = fmt::format("interrupted ({}) before {}, {} of {} steps done", signal_name(), step,

@@ -49,7 +49,7 @@ model::Run run_soak(const DoctorOptions& options, double seconds,
     if (stopped) {
       soak.ended = run.config.stopped ? *run.config.stopped + fmt::format(" (soak cycle {})", index + 1)
                                       : fmt::format("interrupted ({}) after soak cycle {}",
-                                                    g_soak_signal.load() == SIGTERM ? "SIGTERM" : "SIGINT", index + 1);
+                                                    stop_signal_name(g_soak_signal.load()), index + 1);
     } else {
       soak.ended = report::soak_duration_reached(soak, elapsed);
     }

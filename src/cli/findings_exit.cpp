@@ -1,5 +1,6 @@
 #include "cli/findings_exit.hpp"
 
+#include "cli/error_exit.hpp"
 #include "core/exit_code.hpp"
 #include "diagnose/run_status.hpp"
 
@@ -15,6 +16,10 @@ void add_findings_exit_options(CLI::App& app, FindingsExit& policy) {
                  "(no driver or GPU, run stopped early, linkscope failed)")
       ->check(CLI::IsMember({"linkscope", "nagios"}))
       ->capture_default_str();
+}
+
+int run_with_exit_policy(const FindingsExit& policy, const std::function<int()>& run) {
+  return policy.nagios() ? nagios_check(run) : run();
 }
 
 int findings_exit_code(const model::Run& run, const FindingsExit& policy) {

@@ -1,4 +1,5 @@
 #pragma once
+#include <functional>
 #include <string>
 
 #include <CLI/CLI.hpp>
@@ -17,6 +18,10 @@ struct FindingsExit {
 
 // --fail-on and --exit-codes on `app`, with their help and checks.
 void add_findings_exit_options(CLI::App& app, FindingsExit& policy);
+
+// Runs a command under the policy: with --exit-codes nagios as a Nagios check (cli/error_exit's nagios_check: an
+// error that would end linkscope exits 3 UNKNOWN), otherwise as it is.
+int run_with_exit_policy(const FindingsExit& policy, const std::function<int()>& run);
 
 // With --exit-codes nagios: the run's Nagios state (diagnose::nagios_status), whatever --fail-on says. Otherwise 130
 // when the run was interrupted, 7 when a finding is an error, 6 when --fail-on warning and a finding is a warning,

@@ -3,6 +3,9 @@
 
 namespace linkscope::cli {
 
+// "SIGTERM" or "SIGINT": how a run that a stop signal ended says which one.
+inline const char* stop_signal_name(int signal_number) { return signal_number == SIGTERM ? "SIGTERM" : "SIGINT"; }
+
 // Routes SIGINT and SIGTERM to `handler` while it lives and restores the previous handlers afterwards (the doctor's
 // measuring phase, a soak's cycles). No SA_RESTART: a wait for a child returns at once.
 class ScopedStopSignals {

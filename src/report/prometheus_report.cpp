@@ -52,6 +52,12 @@ std::string bus_id(const model::Run& run, int cuda_ordinal) {
   return gpu != nullptr ? gpu->pci_bdf : "";
 }
 
+// Host `index` of the cross-host section; "" out of range.
+std::string host_name(const model::CrossHost& cross, int index) {
+  return index >= 0 && static_cast<std::size_t>(index) < cross.hosts.size() ? cross.hosts[static_cast<std::size_t>(index)]
+                                                                            : "";
+}
+
 class Exporter {
  public:
   explicit Exporter(const model::Run& run) : run_(run), host_(run.config.host) {}
@@ -212,12 +218,10 @@ class Exporter {
     auto& pairs = family(gauge("linkscope_cross_host_bandwidth_bytes_per_second", "NCCL sendrecv bandwidth between "
                                "two hosts (one GPU each, per direction) at the largest size",
                                {"host", "peer", "size"}));
-    const auto name = [&cross](int index) {
-      return index >= 0 && static_cast<std::size_t>(index) < cross.hosts.size() ? cross.hosts[index] : "";
-    };
     for (const auto& pair : cross.pairs) {
       if (pair.status != "ok" || !pair.bandwidth_gbps) continue;
-      pairs.add({name(pair.a.host), name(pair.b.host), number(pair.bytes)}, *pair.bandwidth_gbps * kBytesPerGigabyte);
+      pairs.add({host_name(cross, pair.a.host), host_name(cross, pair.b.host), number(pair.bytes)},
+                *pair.bandwidth_gbps * kBytesPerGigabyte);
     }
     if (cross.all_reduce && cross.all_reduce_status == "ok") {
       if (const auto* point = model::largest_measured_point(*cross.all_reduce); point && point->busbw_gbps) {
@@ -226,13 +230,14 @@ class Exporter {
             .add({host_, number(point->bytes)}, *point->busbw_gbps * kBytesPerGigabyte);
       }
     }
-    if (cross.isolation) add_isolation(*cross.isolation, name, cross.sizes_bytes.empty() ? 0 : cross.sizes_bytes.back());
+    if (cross.isolation) add_isolation(cross);
   }
 
   // `cluster --isolate`: the all_reduce over every host (its first run) and each host's verdict, so an alert names
   // the slow host itself.
-  template <typename HostName>
-  void add_isolation(const model::IsolationReport& isolation, const HostName& name, std::uint64_t bytes) {
+  void add_isolation(const model::CrossHost& cross) {
+    const model::IsolationReport& isolation = *cross.isolation;
+    const std::uint64_t bytes = cross.sizes_bytes.empty() ? 0 : cross.sizes_bytes.back();
     if (!isolation.runs.empty() && !isolation.runs.front().groups.empty()) {
       const auto& every_host = isolation.runs.front().groups.front();
       if (every_host.busbw_gbps) {
@@ -246,7 +251,8 @@ class Exporter {
                                   "cluster --isolate: 1 for each host's verdict (good, slow, hung, unresolved)",
                                   {"host", "verdict"}));
     for (std::size_t h = 0; h < isolation.per_host.size(); ++h) {
-      verdicts.add({name(static_cast<int>(h)), std::string(model::verdict_name(isolation.per_host[h].verdict))}, 1);
+      verdicts.add({host_name(cross, static_cast<int>(h)), std::string(model::verdict_name(isolation.per_host[h].verdict))},
+                   1);
     }
   }
 
