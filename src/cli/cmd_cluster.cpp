@@ -1,8 +1,6 @@
 // `linkscope cluster`: the cross-host test under mpirun/srun. Every host's facts (grouped, differences named),
 // NCCL sendrecv between one GPU of every pair of hosts (a host x host matrix), an all_reduce over every rank,
 // and the slow host or NIC named.
-#include <signal.h>
-
 #include <atomic>
 #include <cmath>
 #include <cstdint>

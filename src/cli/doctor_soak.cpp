@@ -1,8 +1,6 @@
 // `linkscope doctor --soak DURATION`: the live doctor's steps repeated until the duration has passed, each cycle
 // summarised (its bandwidths under the Prometheus export's names, its link facts) so the rules can judge drift, steps
 // and flaps over the cycles; the report directory is rewritten, complete, after every cycle.
-#include <signal.h>
-
 #include <atomic>
 #include <chrono>
 #include <cstdio>
@@ -10,10 +8,10 @@
 #include <fmt/format.h>
 
 #include "cli/doctor_collect.hpp"
-#include "report/soak_cycle.hpp"
 #include "cli/stop_signals.hpp"
 #include "core/terminal_text.hpp"
 #include "diagnose/diagnose.hpp"
+#include "report/soak_cycle.hpp"
 
 namespace linkscope::cli {
 

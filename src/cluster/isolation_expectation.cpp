@@ -26,7 +26,7 @@ std::optional<IsolationExpectation> baseline_expectation(const fleet::Baseline& 
   }
   const std::string wanted[] = {fleet::host_group_all_reduce_metric(bytes), fleet::host_pair_metric(bytes)};
   for (const std::string& metric : wanted) {
-    const auto found = type->second.metrics.find(std::string(fleet::kCrossHostCategory) + "|" + metric);
+    const auto found = type->second.metrics.find(fleet::metric_key(fleet::kCrossHostCategory, metric));
     if (found == type->second.metrics.end() || !(found->second.spread.median > 0)) continue;
     const model::FleetSpread& spread = found->second.spread;
     const double relative = diagnose::threshold(diagnose::Threshold::kFleetRelativeDeviation);

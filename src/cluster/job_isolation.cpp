@@ -63,6 +63,15 @@ model::IsolationReport on_roster_hosts(model::IsolationReport report, const std:
   return report;
 }
 
+// The cross-host section of an isolation before its outcome: every host of the roster, the sizes.
+model::CrossHost isolation_section(const Roster& roster, const CrossHostOptions& options) {
+  model::CrossHost cross;
+  for (const auto& host : roster.hosts) cross.hosts.push_back(host.name);
+  cross.schedule = "isolate";
+  cross.sizes_bytes = options.sizes;
+  return cross;
+}
+
 // Rank 0's choice, in the order of IsolationOptions; the reasons each source was passed over go to `why_not`.
 std::optional<IsolationExpectation> choose_expectation(const IsolationOptions& isolation, const HostsComparison& hosts,
                                                        const std::vector<Representative>& chosen,
@@ -105,10 +114,7 @@ std::optional<model::CrossHost> isolate_slow_hosts(ClusterSession& session, cons
   const json& chosen = plan.at("hosts");
   if (plan.at("expectation").is_null()) {  // every rank stops here; rank 0 says why
     if (!session.is_root()) return std::nullopt;
-    model::CrossHost cross;
-    for (const auto& host : roster.hosts) cross.hosts.push_back(host.name);
-    cross.schedule = "isolate";
-    cross.sizes_bytes = options.sizes;
+    model::CrossHost cross = isolation_section(roster, options);
     cross.isolation = model::IsolationReport{};
     cross.isolation->hosts = static_cast<int>(roster.hosts.size());
     cross.isolation->notes = notes;
@@ -174,10 +180,7 @@ std::optional<model::CrossHost> isolate_slow_hosts(ClusterSession& session, cons
   }
   if (!planner) return std::nullopt;
 
-  model::CrossHost cross;
-  for (const auto& host : roster.hosts) cross.hosts.push_back(host.name);
-  cross.schedule = "isolate";
-  cross.sizes_bytes = options.sizes;
+  model::CrossHost cross = isolation_section(roster, options);
   cross.notes = notes;
   model::IsolationReport report = on_roster_hosts(planner->report(), measured, static_cast<int>(roster.hosts.size()));
   report.expected_gbps = expectation.gbps;

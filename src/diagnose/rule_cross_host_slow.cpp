@@ -6,15 +6,6 @@
 
 namespace linkscope::diagnose {
 
-namespace {
-
-std::string host_name(const model::CrossHost& cross, int index, const std::string& fallback = "?") {
-  return index >= 0 && index < static_cast<int>(cross.hosts.size()) ? cross.hosts[static_cast<std::size_t>(index)]
-                                                                     : fallback;
-}
-
-}  // namespace
-
 std::optional<Finding> rule_cross_host_slow(const Context& context) {
   const auto& measured = context.evidence.run.measurements.cross_host;
   if (!measured) return std::nullopt;
@@ -25,7 +16,8 @@ std::optional<Finding> rule_cross_host_slow(const Context& context) {
   std::vector<std::string> subjects;
   bool socket_instead_of_rdma = false;
   for (const auto& pair : cross.pairs) {
-    const std::string name = fmt::format("{} <-> {}", host_name(cross, pair.a.host), host_name(cross, pair.b.host));
+    const std::string name =
+        fmt::format("{} <-> {}", cross.host_name(pair.a.host, "?"), cross.host_name(pair.b.host, "?"));
     if (pair.status != "ok") {
       finding.severity = Severity::kError;
       finding.evidence.push_back(fmt::format("{}: {}: {}", name, pair.status, pair.reason.value_or("")));
@@ -35,8 +27,8 @@ std::optional<Finding> rule_cross_host_slow(const Context& context) {
   for (const auto& culprit : cross.slow) {
     finding.evidence.push_back(culprit.evidence);
     if (culprit.kind == "failed") finding.severity = Severity::kError;
-    std::string subject = host_name(cross, culprit.host, "");
-    if (culprit.other_host >= 0) subject += " <-> " + host_name(cross, culprit.other_host);
+    std::string subject = cross.host_name(culprit.host, "");
+    if (culprit.other_host >= 0) subject += " <-> " + cross.host_name(culprit.other_host, "?");
     if (!culprit.nic.empty()) subject += " (" + culprit.nic + ")";
     subjects.push_back(subject);
     if (culprit.kind == "pair") {

@@ -23,8 +23,7 @@ namespace {
 constexpr std::uint64_t kMaxBaselineFileBytes = 64ull << 20;
 
 std::string host_name(const model::CrossHost& cross, int host) {
-  return host >= 0 && host < static_cast<int>(cross.hosts.size()) ? cross.hosts[static_cast<std::size_t>(host)]
-                                                                    : fmt::format("host{}", host);
+  return cross.host_name(host, fmt::format("host{}", host));
 }
 
 std::string endpoint_text(const model::CrossHost& cross, const model::CrossHostEndpoint& end) {
@@ -159,7 +158,7 @@ Baseline baseline_from_json(const json& document, const std::string& source) {
       metric.unit = m.string_or("unit");
       metric.higher_is_better = m.boolean("higher_is_better").value_or(true);
       metric.spread = model::fleet_spread_from_json(m);
-      entry.metrics[metric.category + "|" + metric.metric] = metric;
+      entry.metrics[metric_key(metric.category, metric.metric)] = metric;
     }
     baseline.types[t.string_or("machine_type")] = entry;
   }

@@ -16,12 +16,15 @@ namespace linkscope::fleet {
 inline constexpr const char* kBaselineFormat = "linkscope-baseline";
 inline constexpr int kBaselineVersion = 1;
 
+// How a baseline keys a metric: its category and its words ("p2p|ce uni NV18 at 512 MiB").
+inline std::string metric_key(const std::string& category, const std::string& metric) { return category + "|" + metric; }
+
 // One number of one host, without its subject: what the fleet pools.
 struct Sample {
   std::string category, metric, subject, unit;
   bool higher_is_better = true;
   double value = 0;
-  std::string key() const { return category + "|" + metric; }
+  std::string key() const { return metric_key(category, metric); }
 };
 
 // Every comparable number of a run (diagnose/comparable_measures, plus cross-host pairs by host pair and the

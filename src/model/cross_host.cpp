@@ -46,6 +46,10 @@ int CrossHost::host_index(const std::string& name) const {
   return it == hosts.end() ? -1 : static_cast<int>(it - hosts.begin());
 }
 
+std::string CrossHost::host_name(int index, const std::string& fallback) const {
+  return index >= 0 && index < static_cast<int>(hosts.size()) ? hosts[static_cast<std::size_t>(index)] : fallback;
+}
+
 json to_json(const CrossHost& c) {
   const std::size_t n = c.hosts.size();
   json pairs = json::array();

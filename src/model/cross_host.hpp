@@ -62,6 +62,8 @@ struct CrossHost {
   nlohmann::json extra;
 
   int host_index(const std::string& name) const;  // -1 when unknown
+  // Host `index`'s name, `fallback` for none (-1) or an index out of range (a saved run of another shape).
+  std::string host_name(int index, const std::string& fallback) const;
 };
 
 // The host x host matrix (bandwidth_gbps, status) is derived from the pairs when written.

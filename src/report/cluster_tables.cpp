@@ -25,14 +25,8 @@ std::string trait(const model::Host& host, const std::string& name) {
   return it == host.traits.end() ? "?" : it->second;
 }
 
-// Host `index` of the cross-host run, `fallback` for none (-1) or an index out of range.
-std::string host_name(const CrossHost& cross, int index, const std::string& fallback) {
-  return index >= 0 && index < static_cast<int>(cross.hosts.size()) ? cross.hosts[static_cast<std::size_t>(index)]
-                                                                     : fallback;
-}
-
 std::string endpoint_text(const CrossHost& cross, const model::CrossHostEndpoint& e) {
-  std::string out = host_name(cross, e.host, "?");
+  std::string out = cross.host_name(e.host, "?");
   if (e.cuda_device) out += fmt::format(" GPU {}", *e.cuda_device);
   return out;
 }
@@ -178,8 +172,8 @@ Table cross_host_slow_table(const model::Run& run) {
   if (!has_cross_host(run)) return t;
   const CrossHost& cross = *run.measurements.cross_host;
   for (const auto& c : cross.slow) {
-    std::string host = host_name(cross, c.host, "-");
-    if (c.other_host >= 0) host += " <-> " + host_name(cross, c.other_host, "?");
+    std::string host = cross.host_name(c.host, "-");
+    if (c.other_host >= 0) host += " <-> " + cross.host_name(c.other_host, "?");
     t.rows.push_back({{c.kind},
                       {host},
                       {or_text(c.nic, "-")},

@@ -52,12 +52,6 @@ std::string bus_id(const model::Run& run, int cuda_ordinal) {
   return gpu != nullptr ? gpu->pci_bdf : "";
 }
 
-// Host `index` of the cross-host section; "" out of range.
-std::string host_name(const model::CrossHost& cross, int index) {
-  return index >= 0 && static_cast<std::size_t>(index) < cross.hosts.size() ? cross.hosts[static_cast<std::size_t>(index)]
-                                                                            : "";
-}
-
 class Exporter {
  public:
   explicit Exporter(const model::Run& run) : run_(run), host_(run.config.host) {}
@@ -220,7 +214,7 @@ class Exporter {
                                {"host", "peer", "size"}));
     for (const auto& pair : cross.pairs) {
       if (pair.status != "ok" || !pair.bandwidth_gbps) continue;
-      pairs.add({host_name(cross, pair.a.host), host_name(cross, pair.b.host), number(pair.bytes)},
+      pairs.add({cross.host_name(pair.a.host, ""), cross.host_name(pair.b.host, ""), number(pair.bytes)},
                 *pair.bandwidth_gbps * kBytesPerGigabyte);
     }
     if (cross.all_reduce && cross.all_reduce_status == "ok") {
@@ -251,8 +245,8 @@ class Exporter {
                                   "cluster --isolate: 1 for each host's verdict (good, slow, hung, unresolved)",
                                   {"host", "verdict"}));
     for (std::size_t h = 0; h < isolation.per_host.size(); ++h) {
-      verdicts.add({host_name(cross, static_cast<int>(h)), std::string(model::verdict_name(isolation.per_host[h].verdict))},
-                   1);
+      const auto verdict = model::verdict_name(isolation.per_host[h].verdict);
+      verdicts.add({cross.host_name(static_cast<int>(h), ""), std::string(verdict)}, 1);
     }
   }
 

@@ -35,7 +35,7 @@ fleet::Baseline isolate_fleet() {
 
 const fleet::BaselineMetric* group_metric(const fleet::Baseline& baseline, const std::string& type) {
   const auto& metrics = baseline.types.at(type).metrics;
-  const auto found = metrics.find(std::string("cross-host|") + fleet::host_group_all_reduce_metric(kBytes));
+  const auto found = metrics.find(fleet::metric_key("cross-host", fleet::host_group_all_reduce_metric(kBytes)));
   return found == metrics.end() ? nullptr : &found->second;
 }
 
@@ -92,7 +92,7 @@ TEST(IsolationExpectation, TheHostPairsStandInAndAMissingTypeOrSizeIsSaid) {
   pairs.category = "cross-host";
   pairs.metric = fleet::host_pair_metric(kBytes);
   pairs.spread = {24, 0, 24, 24, 3};
-  baseline.types["T"].metrics[pairs.category + "|" + pairs.metric] = pairs;
+  baseline.types["T"].metrics[fleet::metric_key(pairs.category, pairs.metric)] = pairs;
   std::string why;
   const auto from_pairs = baseline_expectation(baseline, "b.json", "T", kBytes, why);
   ASSERT_TRUE(from_pairs);
